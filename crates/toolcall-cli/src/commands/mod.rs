@@ -1,0 +1,6 @@
+//! One module per subcommand; each returns the process exit status.
+
+pub(crate) mod parse;
+pub(crate) mod prompt;
+pub(crate) mod stream;
+pub(crate) mod thread;

@@ -1,0 +1,133 @@
+//! The `toolcall` command line: tool calls out of model text, threads, prompts.
+//!
+//! Exit status: 0 success, 1 the input had errors (reported as each subcommand says), 2 usage or
+//! I/O error. Errors are one line on stderr, never a backtrace.
+
+#![forbid(unsafe_code)]
+
+mod commands;
+mod input;
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// What the process reports to its caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Exit {
+    /// Everything parsed.
+    Success = 0,
+    /// The input had errors; they were reported.
+    InputErrors = 1,
+    /// Bad usage or an I/O failure.
+    Usage = 2,
+}
+
+#[derive(Parser)]
+#[command(
+    name = "toolcall",
+    version,
+    about = "Provider-agnostic tool calling through plain-text XML",
+    long_about = "Finds the <tool> calls in what a model wrote, streams them, serializes agent \
+                  threads and prints the prompt that teaches the format.\n\n\
+                  Exit status: 0 success, 1 the input had errors, 2 usage or I/O error."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse a model response and print its tool calls and errors as one JSON object.
+    #[command(after_help = "Example:\n  toolcall parse examples/write_file.txt\n  \
+                            cat reply.txt | toolcall parse - --schema tools.json")]
+    Parse(ParseArgs),
+    /// Stream a model response through the incremental parser and print events as JSON Lines.
+    #[command(after_help = "Example:\n  toolcall stream examples/write_file.txt --chunk-size 16")]
+    Stream(StreamArgs),
+    /// Serialize a JSON array of agent events as a SPEC-01 <thread> document.
+    #[command(
+        after_help = "Example:\n  toolcall thread examples/thread_events.json \
+                            --response-prefix 'Based on the above thread, I will now'"
+    )]
+    Thread(ThreadArgs),
+    /// Print the system-prompt section that teaches the tool-call format and describes tools.
+    #[command(after_help = "Example:\n  toolcall prompt --tools examples/tools.json")]
+    Prompt(PromptArgs),
+}
+
+/// Arguments of `toolcall parse`.
+#[derive(Args)]
+pub(crate) struct ParseArgs {
+    /// The model response to parse; `-` or nothing reads standard input.
+    pub(crate) file: Option<PathBuf>,
+    /// A JSON array of tool definitions (MCP `tools/list` shape) used to type arguments.
+    #[arg(long, value_name = "TOOLS.json")]
+    pub(crate) schema: Option<PathBuf>,
+    /// Feed the input to the streaming parser in chunks of N bytes (the output is identical).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) chunk_size: Option<u64>,
+    /// Also print counts: calls, errors by kind, repairs by kind, encodings used.
+    #[arg(long)]
+    pub(crate) stats: bool,
+    /// Ignore calls inside Markdown code fences.
+    #[arg(long)]
+    pub(crate) ignore_fenced: bool,
+}
+
+/// Arguments of `toolcall stream`.
+#[derive(Args)]
+pub(crate) struct StreamArgs {
+    /// The model response to stream; `-` or nothing reads standard input.
+    pub(crate) file: Option<PathBuf>,
+    /// Chunk size in bytes.
+    #[arg(long, value_name = "N", default_value_t = 16,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) chunk_size: u64,
+    /// A JSON array of tool definitions (MCP `tools/list` shape) used to type arguments.
+    #[arg(long, value_name = "TOOLS.json")]
+    pub(crate) schema: Option<PathBuf>,
+}
+
+/// Arguments of `toolcall thread`.
+#[derive(Args)]
+pub(crate) struct ThreadArgs {
+    /// A JSON array of agent events; `-` or nothing reads standard input.
+    pub(crate) file: Option<PathBuf>,
+    /// Text appended after `</thread>` and a newline, to prime the model's reply.
+    #[arg(long, value_name = "TEXT")]
+    pub(crate) response_prefix: Option<String>,
+}
+
+/// Arguments of `toolcall prompt`.
+#[derive(Args)]
+pub(crate) struct PromptArgs {
+    /// A JSON array of tool definitions (MCP `tools/list` shape).
+    #[arg(long, value_name = "TOOLS.json")]
+    pub(crate) tools: Option<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    // A panic is a bug, but the contract is still one line and exit status 2, never a backtrace.
+    std::panic::set_hook(Box::new(|_| {}));
+    let cli = Cli::parse();
+    let outcome = std::panic::catch_unwind(|| match &cli.command {
+        Command::Parse(a) => commands::parse::run(a),
+        Command::Stream(a) => commands::stream::run(a),
+        Command::Thread(a) => commands::thread::run(a),
+        Command::Prompt(a) => commands::prompt::run(a),
+    });
+    let exit = match outcome {
+        Ok(Ok(exit)) => exit,
+        Ok(Err(e)) => {
+            eprintln!("toolcall: error: {e:#}");
+            Exit::Usage
+        }
+        Err(_) => {
+            eprintln!("toolcall: internal error (a bug: please report it with the input)");
+            Exit::Usage
+        }
+    };
+    ExitCode::from(exit as u8)
+}

@@ -1,0 +1,42 @@
+//! `cargo xtask bench`: the benchmark harness of the `toolcall` crate, printed as one table.
+
+use crate::shell::{cargo, root};
+use anyhow::Result;
+
+/// The harness: a `harness = false` bench target that prints its own table.
+const BENCH_PACKAGE: &str = "toolcall";
+const BENCH_TARGET: &str = "throughput";
+
+/// Whether the harness exists yet.
+pub(crate) fn exists() -> bool {
+    root()
+        .join("crates")
+        .join(BENCH_PACKAGE)
+        .join("benches")
+        .join(format!("{BENCH_TARGET}.rs"))
+        .exists()
+}
+
+/// Each benchmark once, on small input, so none can rot.
+pub(crate) fn smoke() -> Result<bool> {
+    crate::shell::run(cargo().args([
+        "bench",
+        "-p",
+        BENCH_PACKAGE,
+        "--bench",
+        BENCH_TARGET,
+        "--",
+        "--smoke",
+    ]))
+}
+
+pub(crate) fn run(args: &[String]) -> Result<bool> {
+    if args.iter().any(|a| a == "--smoke") {
+        return smoke();
+    }
+    crate::shell::run(
+        cargo()
+            .args(["bench", "-p", BENCH_PACKAGE, "--bench", BENCH_TARGET, "--"])
+            .args(args),
+    )
+}
