@@ -23,6 +23,7 @@
 pub mod escape;
 pub mod position;
 pub mod reference;
+pub mod text;
 pub mod tree;
 
 pub use position::Position;
