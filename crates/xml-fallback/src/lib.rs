@@ -20,11 +20,27 @@
 
 #![forbid(unsafe_code)]
 
+pub mod ampersand;
+pub mod de;
+pub mod error;
 pub mod escape;
+mod fallback;
+pub mod limits;
 pub mod position;
 pub mod reference;
+pub mod repair;
+mod strict;
 pub mod text;
 pub mod tree;
 
+pub use ampersand::escape_unescaped_ampersands;
+pub use de::{DeError, from_element};
+pub use error::{Error, XmlError, XmlErrorKind};
+pub use fallback::{
+    from_str_with_fallback, from_str_with_repairs, parse_document, parse_document_with,
+};
+pub use limits::Limits;
 pub use position::Position;
+pub use repair::{Parsed, Repair, RepairKind};
+pub use strict::parse_strict;
 pub use tree::{Attribute, Element, Node};

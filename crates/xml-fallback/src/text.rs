@@ -46,10 +46,11 @@ pub fn text_value(s: &str) -> &str {
         start = first_nl + 1;
     }
     let mut end = s.len();
-    if let Some(last_nl) = s.rfind('\n') {
-        if last_nl + 1 >= start && is_blank(&s[last_nl + 1..]) {
-            end = last_nl.max(start);
-        }
+    if let Some(last_nl) = s.rfind('\n')
+        && last_nl + 1 >= start
+        && is_blank(&s[last_nl + 1..])
+    {
+        end = last_nl.max(start);
     }
     &s[start..end]
 }
@@ -88,10 +89,8 @@ pub fn element_value(e: &Element) -> Cow<'_, str> {
         .iter()
         .rposition(|n| matches!(n, Node::CData(_)))
         .unwrap_or(0);
-    let keep = |i: usize, n: &Node| match n {
-        Node::Text(t) if (i < first || i > last) && is_blank(t) => false,
-        _ => true,
-    };
+    let keep =
+        |i: usize, n: &Node| !matches!(n, Node::Text(t) if (i < first || i > last) && is_blank(t));
     let kept: Vec<&str> = pieces
         .iter()
         .enumerate()
@@ -128,10 +127,10 @@ fn piece(n: &Node) -> &str {
 /// assert_eq!(array_items(&[&one]).len(), 1);
 /// ```
 pub fn array_items<'a>(siblings: &[&'a Element]) -> Vec<&'a Element> {
-    if let [single] = siblings {
-        if is_wrapper(single) {
-            return single.child_elements().collect();
-        }
+    if let [single] = siblings
+        && is_wrapper(single)
+    {
+        return single.child_elements().collect();
     }
     siblings.to_vec()
 }
