@@ -1,6 +1,32 @@
 //! [`Value`], the typed form of one argument, and [`Map`], arguments in document order.
+//!
+//! # JSON
+//!
+//! [`Value`] converts to and from [`serde_json::Value`] and implements [`Serialize`] and
+//! [`Deserialize`]. The mapping is the identity on everything JSON can hold, with three
+//! documented edges:
+//!
+//! - Non-finite floats have no JSON number. They become the JSON **strings** `"NaN"`, `"+Inf"`
+//!   and `"-Inf"` (both in [`From<Value> for serde_json::Value`](#impl-From<Value>-for-Value) and
+//!   in [`Serialize`]). Reading JSON back does not turn those strings into floats: a string is a
+//!   string.
+//! - A JSON integer that fits `i64` becomes [`Value::Int`]; a larger one (`u64` beyond
+//!   `i64::MAX`) becomes [`Value::Float`], the nearest `f64`, as most JSON readers would read it.
+//! - A JSON number written with a fraction or exponent (`1.0`, `1e3`) stays a [`Value::Float`].
+//!
+//! ```
+//! use arg_types::Value;
+//! let v = Value::Float(f64::NAN);
+//! assert_eq!(serde_json::Value::from(v.clone()), serde_json::json!("NaN"));
+//! assert_eq!(serde_json::to_string(&v).unwrap(), r#""NaN""#);
+//! let big: Value = serde_json::json!(u64::MAX).into();
+//! assert_eq!(big, Value::Float(18446744073709551615.0));
+//! ```
 
 use indexmap::IndexMap;
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+use std::fmt;
 
 /// One argument value.
 ///
@@ -41,11 +67,502 @@ impl Value {
         }
     }
 
+    /// The item at `index` of an array.
+    ///
+    /// ```
+    /// use arg_types::Value;
+    /// let v = Value::Array(vec![Value::Int(1), Value::Int(2)]);
+    /// assert_eq!(v.get_index(1), Some(&Value::Int(2)));
+    /// assert_eq!(v.get_index(2), None);
+    /// ```
+    pub fn get_index(&self, index: usize) -> Option<&Value> {
+        match self {
+            Value::Array(a) => a.get(index),
+            _ => None,
+        }
+    }
+
     /// The string, if this is one.
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Value::String(s) => Some(s),
             _ => None,
         }
+    }
+
+    /// The boolean, if this is one.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// The integer, if this is a [`Value::Int`].
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Value::Int(i) => Some(*i),
+            _ => None,
+        }
+    }
+
+    /// The number as `f64`, if this is a [`Value::Int`] or a [`Value::Float`].
+    ///
+    /// ```
+    /// use arg_types::Value;
+    /// assert_eq!(Value::Int(2).as_f64(), Some(2.0));
+    /// assert_eq!(Value::String("2".into()).as_f64(), None);
+    /// ```
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Int(i) => Some(*i as f64),
+            Value::Float(f) => Some(*f),
+            _ => None,
+        }
+    }
+
+    /// The items, if this is an array.
+    pub fn as_array(&self) -> Option<&Vec<Value>> {
+        match self {
+            Value::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The members, if this is an object.
+    pub fn as_object(&self) -> Option<&Map> {
+        match self {
+            Value::Object(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// Whether this is [`Value::Null`].
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    /// The JSON Schema type name of this value: `null`, `boolean`, `integer`, `number`,
+    /// `string`, `array` or `object`.
+    ///
+    /// ```
+    /// use arg_types::Value;
+    /// assert_eq!(Value::Float(1.5).type_name(), "number");
+    /// ```
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Int(_) => "integer",
+            Value::Float(_) => "number",
+            Value::String(_) => "string",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+        }
+    }
+}
+
+/// Writes a float so that reading it back gives the same `f64`: shortest round-trip digits,
+/// always with a `.` or an exponent, and `NaN`, `+Inf`, `-Inf` for the non-finite values.
+pub(crate) fn write_float<W: fmt::Write + ?Sized>(f: f64, out: &mut W) -> fmt::Result {
+    if f.is_nan() {
+        out.write_str("NaN")
+    } else if f.is_infinite() {
+        out.write_str(if f > 0.0 { "+Inf" } else { "-Inf" })
+    } else {
+        // `Debug` for f64 is the shortest text that parses back to the same value, and it always
+        // carries a `.` or an `e` (`1.0`, `1e16`, `-0.0`).
+        write!(out, "{f:?}")
+    }
+}
+
+/// The name of a non-finite float in JSON (`"NaN"`, `"+Inf"`, `"-Inf"`), `None` when finite.
+fn non_finite_name(f: f64) -> Option<&'static str> {
+    if f.is_nan() {
+        Some("NaN")
+    } else if f == f64::INFINITY {
+        Some("+Inf")
+    } else if f == f64::NEG_INFINITY {
+        Some("-Inf")
+    } else {
+        None
+    }
+}
+
+/// Compact JSON-like text: JSON, except that floats always show a `.` or an exponent (`1.0`,
+/// so that they differ from integers) and non-finite floats appear bare as `NaN`, `+Inf`, `-Inf`.
+///
+/// ```
+/// use arg_types::{Map, Value};
+/// let mut m = Map::new();
+/// m.insert("a".into(), Value::Array(vec![Value::Int(1), Value::Float(1.0), Value::Null]));
+/// m.insert("b".into(), Value::String("say \"hi\"".into()));
+/// m.insert("c".into(), Value::Float(f64::NEG_INFINITY));
+/// assert_eq!(Value::Object(m).to_string(), r#"{"a":[1,1.0,null],"b":"say \"hi\"","c":-Inf}"#);
+/// ```
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Null => f.write_str("null"),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Float(x) => write_float(*x, f),
+            Value::String(s) => write_json_string(s, f),
+            Value::Array(items) => {
+                f.write_str("[")?;
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    fmt::Display::fmt(item, f)?;
+                }
+                f.write_str("]")
+            }
+            Value::Object(m) => {
+                f.write_str("{")?;
+                for (i, (k, v)) in m.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    write_json_string(k, f)?;
+                    f.write_str(":")?;
+                    fmt::Display::fmt(v, f)?;
+                }
+                f.write_str("}")
+            }
+        }
+    }
+}
+
+fn write_json_string(s: &str, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    f.write_str("\"")?;
+    for c in s.chars() {
+        match c {
+            '"' => f.write_str("\\\"")?,
+            '\\' => f.write_str("\\\\")?,
+            '\n' => f.write_str("\\n")?,
+            '\r' => f.write_str("\\r")?,
+            '\t' => f.write_str("\\t")?,
+            c if u32::from(c) < 0x20 => write!(f, "\\u{:04x}", u32::from(c))?,
+            c => fmt::Write::write_char(f, c)?,
+        }
+    }
+    f.write_str("\"")
+}
+
+impl From<bool> for Value {
+    fn from(b: bool) -> Self {
+        Value::Bool(b)
+    }
+}
+
+impl From<i64> for Value {
+    fn from(i: i64) -> Self {
+        Value::Int(i)
+    }
+}
+
+impl From<i32> for Value {
+    fn from(i: i32) -> Self {
+        Value::Int(i64::from(i))
+    }
+}
+
+impl From<u32> for Value {
+    fn from(i: u32) -> Self {
+        Value::Int(i64::from(i))
+    }
+}
+
+impl From<f64> for Value {
+    fn from(f: f64) -> Self {
+        Value::Float(f)
+    }
+}
+
+impl From<String> for Value {
+    fn from(s: String) -> Self {
+        Value::String(s)
+    }
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Self {
+        Value::String(s.to_owned())
+    }
+}
+
+impl From<Vec<Value>> for Value {
+    fn from(items: Vec<Value>) -> Self {
+        Value::Array(items)
+    }
+}
+
+impl From<Map> for Value {
+    fn from(m: Map) -> Self {
+        Value::Object(m)
+    }
+}
+
+impl<T: Into<Value>> From<Option<T>> for Value {
+    fn from(o: Option<T>) -> Self {
+        o.map_or(Value::Null, Into::into)
+    }
+}
+
+/// To JSON: the identity, except that non-finite floats become the strings `"NaN"`, `"+Inf"`,
+/// `"-Inf"`.
+impl From<Value> for serde_json::Value {
+    fn from(v: Value) -> Self {
+        use serde_json::Value as J;
+        match v {
+            Value::Null => J::Null,
+            Value::Bool(b) => J::Bool(b),
+            Value::Int(i) => J::Number(i.into()),
+            Value::Float(f) => match serde_json::Number::from_f64(f) {
+                Some(n) => J::Number(n),
+                None => J::String(non_finite_name(f).unwrap_or("NaN").to_owned()),
+            },
+            Value::String(s) => J::String(s),
+            Value::Array(items) => J::Array(items.into_iter().map(J::from).collect()),
+            Value::Object(m) => J::Object(m.into_iter().map(|(k, v)| (k, J::from(v))).collect()),
+        }
+    }
+}
+
+impl From<&Value> for serde_json::Value {
+    fn from(v: &Value) -> Self {
+        serde_json::Value::from(v.clone())
+    }
+}
+
+/// From JSON: integers that fit `i64` become [`Value::Int`], other integers and all numbers
+/// with a fraction or exponent [`Value::Float`]; order of object members is kept.
+impl From<serde_json::Value> for Value {
+    fn from(j: serde_json::Value) -> Self {
+        use serde_json::Value as J;
+        match j {
+            J::Null => Value::Null,
+            J::Bool(b) => Value::Bool(b),
+            J::Number(n) => match n.as_i64() {
+                Some(i) => Value::Int(i),
+                // Without serde_json's `arbitrary_precision`, every number is an i64, a u64 or
+                // an f64, so `as_f64` always answers; NaN cannot occur.
+                None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+            },
+            J::String(s) => Value::String(s),
+            J::Array(items) => Value::Array(items.into_iter().map(Value::from).collect()),
+            J::Object(m) => {
+                Value::Object(m.into_iter().map(|(k, v)| (k, Value::from(v))).collect())
+            }
+        }
+    }
+}
+
+impl From<&serde_json::Value> for Value {
+    fn from(j: &serde_json::Value) -> Self {
+        Value::from(j.clone())
+    }
+}
+
+/// Serializes as the JSON mapping does: non-finite floats as the strings `"NaN"`, `"+Inf"`,
+/// `"-Inf"`, so that `serde_json::to_string(&v)` equals the text of `serde_json::Value::from(v)`.
+impl Serialize for Value {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Value::Null => serializer.serialize_unit(),
+            Value::Bool(b) => serializer.serialize_bool(*b),
+            Value::Int(i) => serializer.serialize_i64(*i),
+            Value::Float(f) => match non_finite_name(*f) {
+                Some(name) => serializer.serialize_str(name),
+                None => serializer.serialize_f64(*f),
+            },
+            Value::String(s) => serializer.serialize_str(s),
+            Value::Array(items) => {
+                let mut seq = serializer.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(item)?;
+                }
+                seq.end()
+            }
+            Value::Object(m) => {
+                let mut map = serializer.serialize_map(Some(m.len()))?;
+                for (k, v) in m {
+                    map.serialize_entry(k, v)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+/// Deserializes from any self-describing format, with the JSON mapping's number rules.
+impl<'de> Deserialize<'de> for Value {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(ValueVisitor)
+    }
+}
+
+struct ValueVisitor;
+
+impl<'de> Visitor<'de> for ValueVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any argument value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Int(v))
+    }
+
+    fn visit_i128<E>(self, v: i128) -> Result<Value, E> {
+        Ok(i64::try_from(v).map_or(Value::Float(v as f64), Value::Int))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(i64::try_from(v).map_or(Value::Float(v as f64), Value::Int))
+    }
+
+    fn visit_u128<E>(self, v: u128) -> Result<Value, E> {
+        Ok(i64::try_from(v).map_or(Value::Float(v as f64), Value::Int))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::Float(v))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        Deserialize::deserialize(d)
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        Deserialize::deserialize(d)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
+        let mut m = Map::with_capacity(access.size_hint().unwrap_or(0).min(4096));
+        while let Some((k, v)) = access.next_entry::<String, Value>()? {
+            m.insert(k, v);
+        }
+        Ok(Value::Object(m))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn json_numbers_that_fit_i64_are_ints_and_others_floats() {
+        assert_eq!(Value::from(json!(42)), Value::Int(42));
+        assert_eq!(Value::from(json!(-7)), Value::Int(-7));
+        assert_eq!(Value::from(json!(i64::MAX)), Value::Int(i64::MAX));
+        assert_eq!(
+            Value::from(json!(i64::MAX as u64 + 1)),
+            Value::Float(9223372036854775808.0)
+        );
+        assert_eq!(Value::from(json!(1.0)), Value::Float(1.0));
+        assert_eq!(Value::from(json!(1e3)), Value::Float(1000.0));
+    }
+
+    #[test]
+    fn non_finite_floats_are_strings_in_json() {
+        assert_eq!(
+            serde_json::Value::from(Value::Float(f64::INFINITY)),
+            json!("+Inf")
+        );
+        assert_eq!(
+            serde_json::Value::from(Value::Float(f64::NEG_INFINITY)),
+            json!("-Inf")
+        );
+        assert_eq!(
+            serde_json::Value::from(Value::Float(f64::NAN)),
+            json!("NaN")
+        );
+        // And the strings stay strings on the way back.
+        assert_eq!(Value::from(json!("NaN")), Value::String("NaN".into()));
+        let v = Value::Array(vec![
+            Value::Float(f64::NAN),
+            Value::Float(f64::INFINITY),
+            Value::Float(f64::NEG_INFINITY),
+        ]);
+        assert_eq!(
+            serde_json::to_string(&v).unwrap(),
+            r#"["NaN","+Inf","-Inf"]"#
+        );
+    }
+
+    #[test]
+    fn serialize_matches_the_json_conversion() {
+        let v: Value = json!({"z": 1, "a": [1.5, -0.0, "x", null, true], "m": {}}).into();
+        let via_json = serde_json::Value::from(v.clone()).to_string();
+        assert_eq!(serde_json::to_string(&v).unwrap(), via_json);
+        assert_eq!(via_json, r#"{"z":1,"a":[1.5,-0.0,"x",null,true],"m":{}}"#);
+    }
+
+    #[test]
+    fn deserialize_keeps_member_order_and_number_rules() {
+        let v: Value = serde_json::from_str(r#"{"b":1,"a":18446744073709551615,"c":2.5}"#).unwrap();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys, ["b", "a", "c"]);
+        assert_eq!(v.get("a"), Some(&Value::Float(u64::MAX as f64)));
+        assert_eq!(v.get("c"), Some(&Value::Float(2.5)));
+    }
+
+    #[test]
+    fn display_distinguishes_floats_from_ints() {
+        assert_eq!(Value::Float(1.0).to_string(), "1.0");
+        assert_eq!(Value::Int(1).to_string(), "1");
+        assert_eq!(Value::Float(1e16).to_string(), "1e16");
+        assert_eq!(Value::Float(-0.0).to_string(), "-0.0");
+        assert_eq!(Value::Float(f64::NAN).to_string(), "NaN");
+        assert_eq!(Value::Float(f64::INFINITY).to_string(), "+Inf");
+        assert_eq!(
+            Value::String("a\u{1}\n".into()).to_string(),
+            r#""a\u0001\n""#
+        );
+    }
+
+    #[test]
+    fn accessors() {
+        let v: Value = json!({"a": [true, 2, 2.5, null]}).into();
+        let a = v.get("a").unwrap();
+        assert_eq!(a.get_index(0).and_then(Value::as_bool), Some(true));
+        assert_eq!(a.get_index(1).and_then(Value::as_i64), Some(2));
+        assert_eq!(a.get_index(2).and_then(Value::as_f64), Some(2.5));
+        assert!(a.get_index(3).is_some_and(Value::is_null));
+        assert_eq!(a.as_array().map(Vec::len), Some(4));
+        assert_eq!(Value::from(None::<i64>), Value::Null);
+        assert_eq!(Value::from(Some("x")), Value::String("x".into()));
     }
 }

@@ -1,0 +1,892 @@
+//! Schema-guided coercion: the raw element tree read through a tool's JSON Schema.
+//!
+//! Blind inference corrupts data whose text looks like another type (`007` meant as a string,
+//! `1.10` as a version, `true` as a word). When the tool's schema (its MCP `inputSchema`) is
+//! known, the *raw tree* is read through it instead, so no inferred value has to be undone:
+//!
+//! | schema | accepts | value |
+//! | --- | --- | --- |
+//! | `string` | any element | the text-rule text; with child elements the inner markup, verbatim from the source when known |
+//! | `integer` | `[+-]digits`, or a number with no fractional part (`7.0`, `1e3`, up to 2^53) | [`Value::Int`]; beyond `i64` an error |
+//! | `number` | integer or float syntax, `NaN`, `+Inf`, `-Inf` | [`Value::Int`] for integer text that fits `i64`, else [`Value::Float`] |
+//! | `boolean` | `true` / `false` in any case, `1` / `0` (as typed decoding does; not `yes`) | [`Value::Bool`] |
+//! | `null` | `null` in any case, or an empty element | [`Value::Null`] |
+//! | `array` | several siblings (the items), one wrapper element (its children are the items), an empty element (`[]`), any other single element (one item) | [`Value::Array`] |
+//! | `object` | child elements (or an empty element, `{}`) | [`Value::Object`], document order |
+//!
+//! Scalar text is trimmed; CDATA is accepted by every type (it only quotes text). Also handled:
+//! `properties`, `required`, `additionalProperties` (`false` rejects unknown members, a schema
+//! coerces them, absent or `true` infers them blind), `items` / `prefixItems`, `enum` and
+//! `const` (after coercion; numbers compare by value), `anyOf` / `oneOf` (the first branch that
+//! coerces, in the order given), `type` lists (in the order given, except that the text `null`
+//! takes `null` first when it is allowed), local `$ref`s (`#/$defs/…`), and `allOf` (merged).
+//! An argument that the schema does not describe falls back to blind inference. Validation
+//! keywords (`minimum`, `maxLength`, `pattern`, `format`, …) are not checked, and `default`s are
+//! not filled in.
+
+use crate::infer::{NumberSyntax, number_syntax, parse_float};
+use crate::tree::{groups, inner_markup, is_mixed, value_from_element_in};
+use crate::{Map, Value};
+use serde_json::Value as Json;
+use std::borrow::Cow;
+use std::fmt;
+use xml_fallback::text::{array_items, element_value, is_blank, is_wrapper, trim_xml};
+use xml_fallback::tree::{Element, Node};
+
+/// An argument that does not fit the schema, worded so that it can be sent back to the model.
+///
+/// ```
+/// use arg_types::schema::CoerceError;
+/// let e = CoerceError {
+///     path: "edits[1].line".into(),
+///     expected: "integer".into(),
+///     found: "\"ten\"".into(),
+///     message: String::new(),
+/// };
+/// assert_eq!(e.to_string(), r#"argument "edits[1].line": expected integer, found "ten""#);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CoerceError {
+    /// Where: argument names joined by `.`, array indices in brackets (`edits[1].search`);
+    /// empty for the `<arguments>` element itself.
+    pub path: String,
+    /// What the schema asks for (`integer`, `string or null`, `one of "a", "b"`).
+    pub expected: String,
+    /// What the element holds (`"abc"`, `an empty element`, `an element with child elements <a>`).
+    pub found: String,
+    /// A further explanation, or empty.
+    pub message: String,
+}
+
+impl fmt::Display for CoerceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            f.write_str("arguments")?;
+        } else {
+            write!(f, "argument \"{}\"", self.path)?;
+        }
+        write!(f, ": expected {}, found {}", self.expected, self.found)?;
+        if !self.message.is_empty() {
+            write!(f, ": {}", self.message)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for CoerceError {}
+
+/// Reads the children of an `<arguments>` element through the tool's input schema, returning the
+/// first error (in document order, then missing required arguments).
+///
+/// `source` is the text the element was parsed from: with it, a `string` argument that holds
+/// markup comes out verbatim (`&source[content_span]`).
+///
+/// ```
+/// use arg_types::{schema::coerce_arguments, Value};
+/// use xml_fallback::tree::{Element, Node};
+/// let schema = serde_json::json!({
+///     "type": "object",
+///     "properties": {"code": {"type": "string"}, "count": {"type": "integer"}},
+///     "required": ["code"]
+/// });
+/// let mut args = Element::new("arguments");
+/// args.children.push(Node::Element(Element::with_text("code", "007")));
+/// args.children.push(Node::Element(Element::with_text("count", "007")));
+/// let m = coerce_arguments(&args, &schema, None).unwrap();
+/// assert_eq!(m["code"], Value::String("007".into()));
+/// assert_eq!(m["count"], Value::Int(7));
+///
+/// args.children.pop();
+/// args.children.push(Node::Element(Element::with_text("count", "many")));
+/// let err = coerce_arguments(&args, &schema, None).unwrap_err();
+/// assert_eq!(err.to_string(), r#"argument "count": expected integer, found "many""#);
+/// ```
+pub fn coerce_arguments(
+    args: &Element,
+    input_schema: &Json,
+    source: Option<&str>,
+) -> Result<Map, CoerceError> {
+    coerce_arguments_all(args, input_schema, source).map_err(first)
+}
+
+/// [`coerce_arguments`], reporting every error rather than the first.
+pub fn coerce_arguments_all(
+    args: &Element,
+    input_schema: &Json,
+    source: Option<&str>,
+) -> Result<Map, Vec<CoerceError>> {
+    let mut c = Coercer::new(input_schema, source);
+    let schema = c.normalize(input_schema, 0);
+    let map = match schema.as_ref() {
+        Json::Object(_) => c.object(args, &schema, ""),
+        Json::Bool(false) if args.has_child_elements() => {
+            c.fail("", "no arguments", "arguments", "the tool takes none");
+            None
+        }
+        _ => Some(crate::tree::arguments_from_element_in(args, source)),
+    };
+    match map {
+        Some(m) if c.errors.is_empty() => Ok(m),
+        _ => Err(c.errors),
+    }
+}
+
+/// Reads one element through a schema; the element's name is the root of error paths.
+///
+/// ```
+/// use arg_types::{schema::coerce_element, Value};
+/// use xml_fallback::tree::{Element, Node};
+/// let schema = serde_json::json!({
+///     "type": "array",
+///     "items": {"type": "object", "properties": {"search": {"type": "string"}}}
+/// });
+/// let mut edits = Element::new("edits");
+/// for s in ["true", "1.10"] {
+///     let mut edit = Element::new("edit");
+///     edit.children.push(Node::Element(Element::with_text("search", s)));
+///     edits.children.push(Node::Element(edit));
+/// }
+/// let v = coerce_element(&edits, &schema, None).unwrap();
+/// assert_eq!(v.get_index(1).and_then(|e| e.get("search")), Some(&Value::String("1.10".into())));
+/// ```
+pub fn coerce_element(
+    e: &Element,
+    schema: &Json,
+    source: Option<&str>,
+) -> Result<Value, CoerceError> {
+    coerce_element_all(e, schema, source).map_err(first)
+}
+
+/// [`coerce_element`], reporting every error rather than the first.
+pub fn coerce_element_all(
+    e: &Element,
+    schema: &Json,
+    source: Option<&str>,
+) -> Result<Value, Vec<CoerceError>> {
+    let mut c = Coercer::new(schema, source);
+    match c.group(&[e], schema, &e.name) {
+        Some(v) if c.errors.is_empty() => Ok(v),
+        _ => Err(c.errors),
+    }
+}
+
+fn first(mut errors: Vec<CoerceError>) -> CoerceError {
+    if errors.is_empty() {
+        CoerceError {
+            path: String::new(),
+            expected: "arguments".into(),
+            found: "an unknown problem".into(),
+            message: String::new(),
+        }
+    } else {
+        errors.swap_remove(0)
+    }
+}
+
+/// How far `$ref`/`allOf`/`anyOf` may nest without reading into the tree.
+const MAX_DEPTH: usize = 256;
+
+static ANY: Json = Json::Bool(true);
+
+struct Coercer<'a> {
+    root: &'a Json,
+    source: Option<&'a str>,
+    errors: Vec<CoerceError>,
+    depth: usize,
+}
+
+impl<'a> Coercer<'a> {
+    fn new(root: &'a Json, source: Option<&'a str>) -> Self {
+        Coercer {
+            root,
+            source,
+            errors: Vec::new(),
+            depth: 0,
+        }
+    }
+
+    fn fail(&mut self, path: &str, expected: &str, found: &str, message: &str) {
+        self.errors.push(CoerceError {
+            path: path.to_owned(),
+            expected: expected.to_owned(),
+            found: found.to_owned(),
+            message: message.to_owned(),
+        });
+    }
+
+    /// Runs `f` with a fresh error list: its value, or the errors it reported.
+    fn attempt(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Option<Value>,
+    ) -> Result<Value, Vec<CoerceError>> {
+        let saved = std::mem::take(&mut self.errors);
+        let out = f(self);
+        let errors = std::mem::replace(&mut self.errors, saved);
+        match out {
+            Some(v) if errors.is_empty() => Ok(v),
+            _ => Err(errors),
+        }
+    }
+
+    /// Resolves local `$ref`s and merges `allOf` into one schema.
+    fn normalize<'s>(&self, s: &'s Json, hops: usize) -> Cow<'s, Json>
+    where
+        'a: 's,
+    {
+        let Json::Object(obj) = s else {
+            return Cow::Borrowed(s);
+        };
+        if !obj.contains_key("$ref") && !obj.contains_key("allOf") {
+            return Cow::Borrowed(s);
+        }
+        if hops > 32 {
+            return Cow::Borrowed(&ANY);
+        }
+        let mut merged = obj.clone();
+        merged.remove("$ref");
+        merged.remove("allOf");
+        let mut parts: Vec<&Json> = Vec::new();
+        if let Some(target) = obj
+            .get("$ref")
+            .and_then(Json::as_str)
+            .and_then(|r| self.resolve_ref(r))
+        {
+            parts.push(target);
+        }
+        if let Some(Json::Array(all)) = obj.get("allOf") {
+            parts.extend(all);
+        }
+        for part in parts {
+            match self.normalize(part, hops + 1).as_ref() {
+                Json::Object(p) => merge_into(&mut merged, p),
+                Json::Bool(false) => return Cow::Owned(Json::Bool(false)),
+                _ => {}
+            }
+        }
+        Cow::Owned(Json::Object(merged))
+    }
+
+    fn resolve_ref(&self, r: &str) -> Option<&'a Json> {
+        let pointer = r.strip_prefix('#')?;
+        if pointer.is_empty() {
+            Some(self.root)
+        } else {
+            self.root.pointer(pointer)
+        }
+    }
+
+    /// Coerces the sibling elements that carry one name (one argument) through `schema`.
+    fn group(&mut self, els: &[&Element], schema: &Json, path: &str) -> Option<Value> {
+        if self.depth >= MAX_DEPTH {
+            self.fail(
+                path,
+                "a value",
+                &found(els),
+                "the schema nests too deeply here",
+            );
+            return None;
+        }
+        self.depth += 1;
+        let out = self.group_inner(els, schema, path);
+        self.depth -= 1;
+        out
+    }
+
+    fn group_inner(&mut self, els: &[&Element], schema: &Json, path: &str) -> Option<Value> {
+        let schema = self.normalize(schema, 0);
+        let s = match schema.as_ref() {
+            Json::Object(s) => s,
+            Json::Bool(false) => {
+                self.fail(path, "nothing", &found(els), "no value is allowed here");
+                return None;
+            }
+            _ => return Some(self.blind(els)),
+        };
+        if let Some(values) = enum_values(s) {
+            return self.enumerated(els, s, &values, path);
+        }
+        if let Some(Json::Array(branches)) = s.get("anyOf").or_else(|| s.get("oneOf")) {
+            return self.any_of(els, s, branches, path);
+        }
+        let types = types_of(s);
+        if types.is_empty() {
+            return Some(self.blind(els));
+        }
+        if let [single] = els {
+            if types.contains(&"null") && is_null_text(single) {
+                return Some(Value::Null);
+            }
+            if let [t] = types.as_slice() {
+                return self.one(single, t, &schema, path);
+            }
+        } else if types.contains(&"array") {
+            return self.array(els, &schema, path);
+        } else {
+            self.fail(path, &describe_types(&types), &found(els), "");
+            return None;
+        }
+        let single = els[0];
+        let mut failures = Vec::new();
+        for t in &types {
+            match self.attempt(|c| c.one(single, t, &schema, path)) {
+                Ok(v) => return Some(v),
+                Err(errors) => failures.push(errors),
+            }
+        }
+        self.report_alternatives(failures, path, &describe_types(&types), els);
+        None
+    }
+
+    fn blind(&self, els: &[&Element]) -> Value {
+        match els {
+            [one] => value_from_element_in(one, self.source),
+            many => Value::Array(
+                many.iter()
+                    .map(|e| value_from_element_in(e, self.source))
+                    .collect(),
+            ),
+        }
+    }
+
+    fn any_of(
+        &mut self,
+        els: &[&Element],
+        s: &serde_json::Map<String, Json>,
+        branches: &[Json],
+        path: &str,
+    ) -> Option<Value> {
+        let mut base = s.clone();
+        base.remove("anyOf");
+        base.remove("oneOf");
+        let mut merged: Vec<Json> = Vec::with_capacity(branches.len());
+        for b in branches {
+            match self.normalize(b, 0).as_ref() {
+                Json::Object(o) => {
+                    let mut m = o.clone();
+                    merge_into(&mut m, &base);
+                    merged.push(Json::Object(m));
+                }
+                other => merged.push(other.clone()),
+            }
+        }
+        // The text `null` takes a `null` branch first, wherever it stands.
+        if let [single] = els
+            && is_null_text(single)
+            && merged.iter().any(|b| {
+                b.as_object()
+                    .is_some_and(|o| types_of(o).as_slice() == ["null"])
+            })
+        {
+            return Some(Value::Null);
+        }
+        let mut failures = Vec::new();
+        for b in &merged {
+            match self.attempt(|c| c.group(els, b, path)) {
+                Ok(v) => return Some(v),
+                Err(errors) => failures.push(errors),
+            }
+        }
+        let expected = describe_any_of(&merged);
+        self.report_alternatives(failures, path, &expected, els);
+        None
+    }
+
+    /// Reports that no alternative fit: the errors of the alternative that got deepest into the
+    /// value when one got past `path` itself, else a single mismatch naming all alternatives.
+    fn report_alternatives(
+        &mut self,
+        failures: Vec<Vec<CoerceError>>,
+        path: &str,
+        expected: &str,
+        els: &[&Element],
+    ) {
+        let deepest = failures
+            .into_iter()
+            .filter(|errs| !errs.is_empty())
+            .max_by_key(|errs| errs.iter().map(|e| e.path.len()).min().unwrap_or(0));
+        match deepest {
+            Some(errs) if errs.iter().all(|e| e.path.len() > path.len()) => {
+                self.errors.extend(errs);
+            }
+            _ => self.fail(path, expected, &found(els), ""),
+        }
+    }
+
+    fn enumerated(
+        &mut self,
+        els: &[&Element],
+        s: &serde_json::Map<String, Json>,
+        values: &[Json],
+        path: &str,
+    ) -> Option<Value> {
+        let mut rest = s.clone();
+        rest.remove("enum");
+        rest.remove("const");
+        let rest_json = Json::Object(rest);
+        let expected = describe_enum(values);
+        if !types_of(&rest_json_obj(&rest_json)).is_empty()
+            || rest_json.get("anyOf").is_some()
+            || rest_json.get("oneOf").is_some()
+        {
+            // Typed: coerce, then check membership.
+            let v = match self.attempt(|c| c.group(els, &rest_json, path)) {
+                Ok(v) => v,
+                Err(errs) => {
+                    if errs.iter().all(|e| e.path == path) {
+                        self.fail(path, &expected, &found(els), "");
+                    } else {
+                        self.errors.extend(errs);
+                    }
+                    return None;
+                }
+            };
+            if values.iter().any(|c| same(&v, &Value::from(c))) {
+                return Some(v);
+            }
+            self.fail(path, &expected, &found(els), "");
+            return None;
+        }
+        // Untyped: each allowed value is tried with its own type.
+        for candidate in values {
+            let want = Value::from(candidate);
+            let mut typed = rest_json_obj(&rest_json);
+            typed.insert("type".into(), Json::String(want.type_name().into()));
+            let typed = Json::Object(typed);
+            if let Ok(v) = self.attempt(|c| c.group(els, &typed, path))
+                && same(&v, &want)
+            {
+                return Some(want);
+            }
+        }
+        self.fail(path, &expected, &found(els), "");
+        None
+    }
+
+    /// Coerces one element to one type, `s` holding the type's keywords.
+    fn one(&mut self, e: &Element, t: &str, s: &Json, path: &str) -> Option<Value> {
+        match t {
+            "string" => Some(Value::String(if e.has_child_elements() {
+                inner_markup(e, self.source)
+            } else {
+                element_value(e).into_owned()
+            })),
+            "array" => self.array(&[e], s, path),
+            "object" => self.object(e, s, path).map(Value::Object),
+            _ => {
+                if e.has_child_elements() {
+                    self.fail(path, t, &found(&[e]), "");
+                    return None;
+                }
+                let text = element_value(e);
+                let text = trim_xml(&text);
+                let v = match t {
+                    "integer" => integer(text),
+                    "number" => number(text),
+                    "boolean" => boolean(text),
+                    "null" if text.is_empty() || text.eq_ignore_ascii_case("null") => {
+                        Ok(Value::Null)
+                    }
+                    "null" => Err(""),
+                    _ => Ok(value_from_element_in(e, self.source)),
+                };
+                match v {
+                    Ok(v) => Some(v),
+                    Err(message) => {
+                        self.fail(path, t, &found(&[e]), message);
+                        None
+                    }
+                }
+            }
+        }
+    }
+
+    fn array(&mut self, els: &[&Element], s: &Json, path: &str) -> Option<Value> {
+        let items: Vec<&Element> = match els {
+            [single] if is_empty_element(single) => Vec::new(),
+            [single] if is_wrapper(single) => {
+                let child_name = single
+                    .child_elements()
+                    .next()
+                    .map_or("", |c| c.name.as_str());
+                if self.describes_property(item_schema(s, 0), child_name, 0) {
+                    vec![*single]
+                } else {
+                    array_items(els)
+                }
+            }
+            _ => array_items(els),
+        };
+        let mut out = Vec::with_capacity(items.len());
+        let mut ok = true;
+        for (i, item) in items.into_iter().enumerate() {
+            let p = format!("{path}[{i}]");
+            match self.group(&[item], item_schema(s, i), &p) {
+                Some(v) => out.push(v),
+                None => ok = false,
+            }
+        }
+        ok.then_some(Value::Array(out))
+    }
+
+    /// Whether `schema` (an item schema) is an object schema naming `name` among its properties,
+    /// looking through `$ref`, `allOf`, `anyOf` and `oneOf`.
+    fn describes_property(&self, schema: &Json, name: &str, hops: usize) -> bool {
+        if hops > 16 {
+            return false;
+        }
+        let schema = self.normalize(schema, 0);
+        let Json::Object(s) = schema.as_ref() else {
+            return false;
+        };
+        if s.get("properties")
+            .and_then(Json::as_object)
+            .is_some_and(|p| p.contains_key(name))
+        {
+            return true;
+        }
+        ["anyOf", "oneOf"].iter().any(|k| {
+            s.get(*k).and_then(Json::as_array).is_some_and(|branches| {
+                branches
+                    .iter()
+                    .any(|b| self.describes_property(b, name, hops + 1))
+            })
+        })
+    }
+
+    fn object(&mut self, e: &Element, s: &Json, path: &str) -> Option<Map> {
+        if is_mixed(e) {
+            self.fail(
+                path,
+                "object",
+                &found(&[e]),
+                "text is mixed with the elements",
+            );
+            return None;
+        }
+        if !e.has_child_elements() && !is_empty_element(e) {
+            self.fail(path, "object", &found(&[e]), "");
+            return None;
+        }
+        let empty = serde_json::Map::new();
+        let props = s
+            .get("properties")
+            .and_then(Json::as_object)
+            .unwrap_or(&empty);
+        let additional = if s.get("patternProperties").is_some() {
+            &ANY
+        } else {
+            s.get("additionalProperties").unwrap_or(&ANY)
+        };
+        let mut out = Map::new();
+        let mut ok = true;
+        for (name, siblings) in groups(e) {
+            let p = if path.is_empty() {
+                name.to_owned()
+            } else {
+                format!("{path}.{name}")
+            };
+            let member_schema = match props.get(name) {
+                Some(schema) => schema,
+                None if additional == &Json::Bool(false) => {
+                    let allowed: Vec<&str> = props.keys().map(String::as_str).collect();
+                    let message = if allowed.is_empty() {
+                        "no members are allowed here".to_owned()
+                    } else {
+                        format!("allowed: {}", allowed.join(", "))
+                    };
+                    self.fail(
+                        &p,
+                        "no argument of this name",
+                        &format!("<{name}>"),
+                        &message,
+                    );
+                    ok = false;
+                    continue;
+                }
+                None => additional,
+            };
+            match self.group(&siblings, member_schema, &p) {
+                Some(v) => {
+                    out.insert(name.to_owned(), v);
+                }
+                None => ok = false,
+            }
+        }
+        if let Some(required) = s.get("required").and_then(Json::as_array) {
+            for name in required.iter().filter_map(Json::as_str) {
+                if !out.contains_key(name) && e.child(name).is_none() {
+                    let p = if path.is_empty() {
+                        name.to_owned()
+                    } else {
+                        format!("{path}.{name}")
+                    };
+                    let expected = self.describe(props.get(name).unwrap_or(&ANY));
+                    self.fail(&p, &expected, "nothing", "the argument is required");
+                    ok = false;
+                }
+            }
+        }
+        ok.then_some(out)
+    }
+
+    /// A short description of what `schema` accepts.
+    fn describe(&self, schema: &Json) -> String {
+        let schema = self.normalize(schema, 0);
+        let Json::Object(s) = schema.as_ref() else {
+            return "a value".into();
+        };
+        if let Some(values) = enum_values(s) {
+            return describe_enum(&values);
+        }
+        if let Some(Json::Array(b)) = s.get("anyOf").or_else(|| s.get("oneOf")) {
+            return describe_any_of(b);
+        }
+        let types = types_of(s);
+        if types.is_empty() {
+            "a value".into()
+        } else {
+            describe_types(&types)
+        }
+    }
+}
+
+fn rest_json_obj(s: &Json) -> serde_json::Map<String, Json> {
+    s.as_object().cloned().unwrap_or_default()
+}
+
+/// Adds the keys of `from` that `into` lacks, uniting `properties` and `required`.
+fn merge_into(into: &mut serde_json::Map<String, Json>, from: &serde_json::Map<String, Json>) {
+    for (k, v) in from {
+        match (k.as_str(), into.get_mut(k), v) {
+            ("properties", Some(Json::Object(mine)), Json::Object(theirs)) => {
+                for (pk, pv) in theirs {
+                    mine.entry(pk.clone()).or_insert_with(|| pv.clone());
+                }
+            }
+            ("required", Some(Json::Array(mine)), Json::Array(theirs)) => {
+                for r in theirs {
+                    if !mine.contains(r) {
+                        mine.push(r.clone());
+                    }
+                }
+            }
+            (_, Some(_), _) => {}
+            (_, None, _) => {
+                into.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+/// The JSON Schema type names that `s` allows, in the order given; from the keywords when
+/// `type` is absent; empty when anything goes.
+fn types_of(s: &serde_json::Map<String, Json>) -> Vec<&str> {
+    const KNOWN: [&str; 7] = [
+        "string", "integer", "number", "boolean", "null", "array", "object",
+    ];
+    match s.get("type") {
+        Some(Json::String(t)) => KNOWN.iter().copied().filter(|k| k == t).collect(),
+        Some(Json::Array(ts)) => ts
+            .iter()
+            .filter_map(Json::as_str)
+            .filter_map(|t| KNOWN.iter().copied().find(|k| *k == t))
+            .collect(),
+        _ => {
+            if ["properties", "required", "additionalProperties"]
+                .iter()
+                .any(|k| s.contains_key(*k))
+            {
+                vec!["object"]
+            } else if s.contains_key("items") || s.contains_key("prefixItems") {
+                vec!["array"]
+            } else {
+                Vec::new()
+            }
+        }
+    }
+}
+
+fn enum_values(s: &serde_json::Map<String, Json>) -> Option<Vec<Json>> {
+    if let Some(Json::Array(values)) = s.get("enum") {
+        return Some(values.clone());
+    }
+    s.get("const").map(|c| vec![c.clone()])
+}
+
+/// The schema of item `i` of an array schema.
+fn item_schema(s: &Json, i: usize) -> &Json {
+    if let Some(Json::Array(prefix)) = s.get("prefixItems")
+        && let Some(item) = prefix.get(i)
+    {
+        return item;
+    }
+    match s.get("items") {
+        Some(Json::Array(positional)) => positional
+            .get(i)
+            .or_else(|| s.get("additionalItems"))
+            .unwrap_or(&ANY),
+        Some(items) => items,
+        None => &ANY,
+    }
+}
+
+/// Equality for enum membership: numbers compare by value (`1` equals `1.0`).
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Int(_) | Value::Float(_), Value::Int(_) | Value::Float(_)) => {
+            a == b || a.as_f64() == b.as_f64()
+        }
+        _ => a == b,
+    }
+}
+
+fn describe_types(types: &[&str]) -> String {
+    types.join(" or ")
+}
+
+fn describe_enum(values: &[Json]) -> String {
+    let shown: Vec<String> = values.iter().take(12).map(Json::to_string).collect();
+    let more = if values.len() > 12 { ", …" } else { "" };
+    if values.len() == 1 {
+        shown.concat()
+    } else {
+        format!("one of {}{more}", shown.join(", "))
+    }
+}
+
+fn describe_any_of(branches: &[Json]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for b in branches {
+        let d = match b {
+            Json::Object(o) => match enum_values(o) {
+                Some(values) => describe_enum(&values),
+                None => {
+                    let t = types_of(o);
+                    if t.is_empty() {
+                        "a value".into()
+                    } else {
+                        describe_types(&t)
+                    }
+                }
+            },
+            _ => "a value".into(),
+        };
+        if !parts.contains(&d) {
+            parts.push(d);
+        }
+    }
+    if parts.is_empty() {
+        "a value".into()
+    } else {
+        parts.join(" or ")
+    }
+}
+
+/// Whether `e` holds nothing: no child elements, no CDATA, blank text.
+fn is_empty_element(e: &Element) -> bool {
+    e.children.iter().all(|n| match n {
+        Node::Text(t) => is_blank(t),
+        _ => false,
+    })
+}
+
+/// Whether `e` is a leaf whose text (not CDATA) is `null` in any case.
+fn is_null_text(e: &Element) -> bool {
+    !e.has_child_elements()
+        && !e.has_cdata()
+        && trim_xml(&element_value(e)).eq_ignore_ascii_case("null")
+}
+
+/// What the elements hold, for an error message.
+fn found(els: &[&Element]) -> String {
+    match els {
+        [] => "nothing".into(),
+        [e] => {
+            if e.has_child_elements() {
+                let mut names: Vec<String> = Vec::new();
+                for c in e.child_elements() {
+                    let n = format!("<{}>", c.name);
+                    if !names.contains(&n) {
+                        names.push(n);
+                    }
+                }
+                let shown = names.iter().take(4).cloned().collect::<Vec<_>>().join(", ");
+                let more = if names.len() > 4 { ", …" } else { "" };
+                format!("an element with child elements {shown}{more}")
+            } else {
+                let text = element_value(e);
+                if is_blank(&text) && !e.has_cdata() {
+                    "an empty element".into()
+                } else {
+                    let shown: String = text.chars().take(60).collect();
+                    let more = if text.chars().nth(60).is_some() {
+                        "…"
+                    } else {
+                        ""
+                    };
+                    format!("{}{more}", Value::String(shown))
+                }
+            }
+        }
+        many => format!("{} <{}> elements", many.len(), many[0].name),
+    }
+}
+
+fn integer(text: &str) -> Result<Value, &'static str> {
+    match number_syntax(text) {
+        Some(NumberSyntax::Integer) => text
+            .parse::<i64>()
+            .map(Value::Int)
+            .map_err(|_| "out of range for a 64-bit integer"),
+        Some(NumberSyntax::Float) => {
+            // `7.0`, `7.` and `7.000` are integers; exponent forms are read as floats and must
+            // land exactly on an integer no larger than 2^53.
+            if let Some((int_part, frac)) = text.split_once('.')
+                && !frac.contains(['e', 'E'])
+                && frac.bytes().all(|b| b == b'0')
+            {
+                let int_part = if matches!(int_part, "" | "+" | "-") {
+                    "0"
+                } else {
+                    int_part
+                };
+                return int_part
+                    .parse::<i64>()
+                    .map(Value::Int)
+                    .map_err(|_| "out of range for a 64-bit integer");
+            }
+            match parse_float(text) {
+                Some(f) if f.fract() == 0.0 && f.abs() <= 9_007_199_254_740_992.0 => {
+                    Ok(Value::Int(f as i64))
+                }
+                Some(f) if f.fract() == 0.0 => Err("out of range for an exact integer"),
+                _ => Err("not a whole number"),
+            }
+        }
+        Some(NumberSyntax::NonFinite) => Err("not a whole number"),
+        None => Err(""),
+    }
+}
+
+fn number(text: &str) -> Result<Value, &'static str> {
+    match number_syntax(text) {
+        Some(NumberSyntax::Integer) => Ok(text.parse::<i64>().map(Value::Int).unwrap_or_else(
+            // Beyond i64: the nearest float, as JSON readers do.
+            |_| Value::Float(text.parse::<f64>().unwrap_or(f64::NAN)),
+        )),
+        Some(_) => parse_float(text)
+            .map(Value::Float)
+            .ok_or("out of range for a 64-bit float"),
+        None => Err(""),
+    }
+}
+
+fn boolean(text: &str) -> Result<Value, &'static str> {
+    if text.eq_ignore_ascii_case("true") || text == "1" {
+        Ok(Value::Bool(true))
+    } else if text.eq_ignore_ascii_case("false") || text == "0" {
+        Ok(Value::Bool(false))
+    } else {
+        Err("")
+    }
+}

@@ -1,0 +1,337 @@
+//! Blind conversion of an element tree into [`Value`]s, without a schema (ADR-0019).
+//!
+//! - A leaf element's value text is [`element_value`] (the shared text rule). With a CDATA
+//!   section it is always a [`Value::String`]; otherwise it is inferred by
+//!   [`infer_scalar`] from the trimmed text, and when that gives a string the string is the
+//!   text-rule text (the indentation of the first line is kept). An empty element is `""`.
+//! - An element with child elements is a [`Value::Object`] keyed by child name, in order of first
+//!   appearance; a name that occurs several times becomes a [`Value::Array`] of the values in
+//!   document order. Whitespace-only text between children is layout and ignored.
+//! - *Mixed content* — child elements beside non-blank text or CDATA, as in
+//!   `<msg>Hello <b>you</b></msg>` — is markup meant as text: it is a [`Value::String`] holding the
+//!   inner markup ([`inner_markup`]), verbatim from the source when it is known.
+//! - Attributes are not arguments and are ignored.
+
+use crate::infer::infer_scalar;
+use crate::{Map, Value};
+use xml_fallback::escape::Escaper;
+use xml_fallback::text::{element_value, is_blank, text_value, trim_xml};
+use xml_fallback::tree::{Element, Node};
+
+/// The blind value of one element.
+///
+/// ```
+/// use arg_types::{tree::value_from_element, Value};
+/// use xml_fallback::tree::{Element, Node};
+/// assert_eq!(value_from_element(&Element::with_text("count", " 42 ")), Value::Int(42));
+/// let mut cdata = Element::new("n");
+/// cdata.children.push(Node::CData("42".into()));
+/// assert_eq!(value_from_element(&cdata), Value::String("42".into()));
+/// let mut edit = Element::new("edit");
+/// edit.children.push(Node::Element(Element::with_text("line", "3")));
+/// assert_eq!(value_from_element(&edit).get("line"), Some(&Value::Int(3)));
+/// ```
+pub fn value_from_element(e: &Element) -> Value {
+    value_from_element_in(e, None)
+}
+
+/// [`value_from_element`], with the source text the element was parsed from, so that mixed
+/// content comes out verbatim (see [`inner_markup`]).
+pub fn value_from_element_in(e: &Element, source: Option<&str>) -> Value {
+    if !e.has_child_elements() {
+        return leaf_value(e);
+    }
+    if is_mixed(e) {
+        return Value::String(inner_markup(e, source));
+    }
+    Value::Object(members(e, source))
+}
+
+/// The arguments held by an `<arguments>` element: each child element is one argument, by the
+/// rules of [`value_from_element`]; text directly inside `<arguments>` is ignored.
+///
+/// ```
+/// use arg_types::{tree::arguments_from_element, Value};
+/// use xml_fallback::tree::{Element, Node};
+/// let mut args = Element::new("arguments");
+/// for x in ["src", "node_modules", "dist"] {
+///     let name = if x == "src" { "path" } else { "exclude" };
+///     args.children.push(Node::Element(Element::with_text(name, x)));
+/// }
+/// let m = arguments_from_element(&args);
+/// assert_eq!(m["path"], Value::String("src".into()));
+/// assert_eq!(m["exclude"], Value::Array(vec!["node_modules".into(), "dist".into()]));
+/// ```
+pub fn arguments_from_element(args: &Element) -> Map {
+    members(args, None)
+}
+
+/// [`arguments_from_element`], with the source text for verbatim mixed content.
+pub fn arguments_from_element_in(args: &Element, source: Option<&str>) -> Map {
+    members(args, source)
+}
+
+fn leaf_value(e: &Element) -> Value {
+    let text = element_value(e);
+    if e.has_cdata() {
+        return Value::String(text.into_owned());
+    }
+    match infer_scalar(trim_xml(&text)) {
+        Value::String(_) => Value::String(text.into_owned()),
+        other => other,
+    }
+}
+
+/// Whether `e` has child elements beside non-blank text or CDATA.
+pub(crate) fn is_mixed(e: &Element) -> bool {
+    e.has_child_elements()
+        && e.children.iter().any(|n| match n {
+            Node::Text(t) => !is_blank(t),
+            Node::CData(_) => true,
+            Node::Element(_) => false,
+        })
+}
+
+/// The child elements of `e` grouped by name, in order of first appearance.
+pub(crate) fn groups(e: &Element) -> Vec<(&str, Vec<&Element>)> {
+    let mut out: Vec<(&str, Vec<&Element>)> = Vec::new();
+    for c in e.child_elements() {
+        match out.iter_mut().find(|(n, _)| *n == c.name) {
+            Some((_, v)) => v.push(c),
+            None => out.push((c.name.as_str(), vec![c])),
+        }
+    }
+    out
+}
+
+fn members(e: &Element, source: Option<&str>) -> Map {
+    let mut m = Map::new();
+    for (name, siblings) in groups(e) {
+        let v = match siblings.as_slice() {
+            [one] => value_from_element_in(one, source),
+            many => Value::Array(
+                many.iter()
+                    .map(|c| value_from_element_in(c, source))
+                    .collect(),
+            ),
+        };
+        m.insert(name.to_owned(), v);
+    }
+    m
+}
+
+/// The inner markup of `e` as a string, with the text rule applied (blank first and last lines
+/// dropped, single-line text trimmed).
+///
+/// When `source` is given and the element knows its `content_span` in it, the markup is the
+/// source text, verbatim (entity references and CDATA markers as written). Otherwise the
+/// children are written out canonically: text escaped with [`Escaper::TEXT`], CDATA as a CDATA
+/// section, elements as `<name attr="v">…</name>` (attribute values escaped with
+/// [`Escaper::ATTRIBUTE`]), empty elements as `<name/>`.
+///
+/// ```
+/// use arg_types::tree::inner_markup;
+/// use xml_fallback::tree::{Element, Node};
+/// let source = "<msg>Hello <b>you</b> &#38; me</msg>";
+/// let mut msg = Element::new("msg");
+/// msg.children = vec![
+///     Node::Text("Hello ".into()),
+///     Node::Element(Element::with_text("b", "you")),
+///     Node::Text(" & me".into()),
+/// ];
+/// assert_eq!(inner_markup(&msg, None), "Hello <b>you</b> &amp; me");
+/// msg.content_span = Some(5..30);
+/// assert_eq!(inner_markup(&msg, Some(source)), "Hello <b>you</b> &#38; me");
+/// ```
+pub fn inner_markup(e: &Element, source: Option<&str>) -> String {
+    if let Some(verbatim) = source
+        .zip(e.content_span.clone())
+        .and_then(|(s, r)| s.get(r))
+    {
+        return text_value(verbatim).to_owned();
+    }
+    let mut out = String::new();
+    for n in &e.children {
+        write_node(n, &mut out);
+    }
+    text_value(&out).to_owned()
+}
+
+fn write_node(n: &Node, out: &mut String) {
+    match n {
+        Node::Text(t) => Escaper::TEXT.escape_into(t, out),
+        Node::CData(c) => {
+            out.push_str("<![CDATA[");
+            out.push_str(&c.replace("]]>", "]]]]><![CDATA[>"));
+            out.push_str("]]>");
+        }
+        Node::Element(e) => {
+            out.push('<');
+            out.push_str(&e.name);
+            for a in &e.attributes {
+                out.push(' ');
+                out.push_str(&a.name);
+                out.push_str("=\"");
+                Escaper::ATTRIBUTE.escape_into(&a.value, out);
+                out.push('"');
+            }
+            if e.children.is_empty() {
+                out.push_str("/>");
+                return;
+            }
+            out.push('>');
+            for c in &e.children {
+                write_node(c, out);
+            }
+            out.push_str("</");
+            out.push_str(&e.name);
+            out.push('>');
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use xml_fallback::tree::Attribute;
+
+    fn el(name: &str, children: Vec<Node>) -> Element {
+        let mut e = Element::new(name);
+        e.children = children;
+        e
+    }
+
+    fn text(t: &str) -> Node {
+        Node::Text(t.into())
+    }
+
+    fn child(e: Element) -> Node {
+        Node::Element(e)
+    }
+
+    #[test]
+    fn empty_element_is_the_empty_string() {
+        assert_eq!(
+            value_from_element(&Element::new("x")),
+            Value::String("".into())
+        );
+        assert_eq!(
+            value_from_element(&Element::with_text("x", " \n ")),
+            Value::String("".into())
+        );
+    }
+
+    #[test]
+    fn cdata_is_always_a_string() {
+        for t in ["true", "null", "42", "1.5", "NaN", ""] {
+            let e = el("x", vec![Node::CData(t.into())]);
+            assert_eq!(value_from_element(&e), Value::String(t.into()), "{t}");
+        }
+        let e = el(
+            "x",
+            vec![text("\n  "), Node::CData(" 42 ".into()), text("\n")],
+        );
+        assert_eq!(value_from_element(&e), Value::String(" 42 ".into()));
+    }
+
+    #[test]
+    fn text_is_trimmed_for_inference_but_strings_keep_the_text_rule() {
+        assert_eq!(
+            value_from_element(&Element::with_text("x", "\n  true\n")),
+            Value::Bool(true)
+        );
+        assert_eq!(
+            value_from_element(&Element::with_text("x", "\n    fn main() {}\n  ")),
+            Value::String("    fn main() {}".into())
+        );
+    }
+
+    #[test]
+    fn children_become_an_object_and_repeats_an_array_in_order() {
+        let e = el(
+            "arguments",
+            vec![
+                text("\n  "),
+                child(Element::with_text("a", "1")),
+                text("\n  "),
+                child(Element::with_text("b", "x")),
+                child(Element::with_text("a", "2")),
+                child(Element::with_text("a", "3")),
+            ],
+        );
+        let m = arguments_from_element(&e);
+        assert_eq!(m.keys().collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!(m["a"], Value::Array(vec![1.into(), 2.into(), 3.into()]));
+        assert_eq!(m["b"], Value::String("x".into()));
+    }
+
+    #[test]
+    fn nested_edits_are_an_object_with_an_array() {
+        let edit = |s: &str, r: &str| {
+            child(el(
+                "edit",
+                vec![
+                    child(Element::with_text("search", s)),
+                    child(Element::with_text("replace", r)),
+                ],
+            ))
+        };
+        let edits = el("edits", vec![edit("a", "b"), edit("c", "d")]);
+        let v = value_from_element(&edits);
+        let items = v.get("edit").and_then(Value::as_array).unwrap();
+        assert_eq!(items.len(), 2);
+        assert_eq!(items[1].get("search"), Some(&Value::String("c".into())));
+    }
+
+    #[test]
+    fn mixed_content_is_a_string_of_markup() {
+        let mut b = Element::with_text("b", "you");
+        b.attributes.push(Attribute {
+            name: "class".into(),
+            value: "x\"y".into(),
+        });
+        let e = el(
+            "msg",
+            vec![text("Hi <"), child(b), child(Element::new("br"))],
+        );
+        assert_eq!(
+            value_from_element(&e),
+            Value::String("Hi &lt;<b class=\"x&quot;y\">you</b><br/>".into())
+        );
+        let src = "<msg>Hi &#60;<b class='x&quot;y'>you</b><br/></msg>";
+        let mut e = e;
+        e.content_span = Some(5..src.len() - 6);
+        assert_eq!(
+            value_from_element_in(&e, Some(src)),
+            Value::String("Hi &#60;<b class='x&quot;y'>you</b><br/>".into())
+        );
+    }
+
+    #[test]
+    fn a_bad_span_falls_back_to_canonical_markup() {
+        let mut e = el("m", vec![text("a"), child(Element::new("b"))]);
+        e.content_span = Some(3..1000);
+        assert_eq!(inner_markup(&e, Some("short")), "a<b/>");
+        e.content_span = Some(1..2);
+        assert_eq!(inner_markup(&e, Some("é")), "a<b/>");
+    }
+
+    #[test]
+    fn cdata_terminator_is_split_in_canonical_markup() {
+        let e = el(
+            "m",
+            vec![Node::CData("a]]>b".into()), child(Element::new("c"))],
+        );
+        assert_eq!(inner_markup(&e, None), "<![CDATA[a]]]]><![CDATA[>b]]><c/>");
+    }
+
+    #[test]
+    fn attributes_are_ignored() {
+        let mut e = Element::with_text("path", "a.rs");
+        e.attributes.push(Attribute {
+            name: "kind".into(),
+            value: "file".into(),
+        });
+        assert_eq!(value_from_element(&e), Value::String("a.rs".into()));
+    }
+}
