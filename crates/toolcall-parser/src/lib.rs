@@ -1,10 +1,58 @@
-//! Tool calls out of model prose.
+//! Tool calls out of model prose, correctly, fast, and with useful errors.
+//!
+//! Models write calls inside ordinary text:
 //!
 //! ```
-//! assert_eq!(toolcall_parser::TOOL_TAG, "tool");
+//! let reply = "I'll create the file.\n\
+//! <tool>\n<server_name>local</server_name>\n<tool_name>write_to_file</tool_name>\n\
+//! <arguments>\n  <path>src/main.rs</path>\n  <content>if a &amp;&amp; b { go() }</content>\n</arguments>\n</tool>";
+//! let result = toolcall_parser::parse(reply);
+//! let call = &result.calls()[0];
+//! assert_eq!(call.tool_name, "write_to_file");
+//! assert_eq!(call.arguments["content"].as_str(), Some("if a && b { go() }"));
+//! assert_eq!(result.prose(), "I'll create the file.\n");
 //! ```
+//!
+//! One parser does all the work: [`StreamParser`] reads chunks as they arrive; [`parse`] is that
+//! parser fed one chunk, so one-shot and streaming results cannot disagree. It is built in layers:
+//! the [`lexer`](crate) knows XML's lexical forms, the `<tool>` grammar knows the format (docs/
+//! FORMAT.md), `xml-fallback` holds the shared XML rules and `arg-types` types the arguments.
 
 #![forbid(unsafe_code)]
 
+mod call;
+mod error;
+mod event;
+mod grammar;
+mod lexer;
+mod locate;
+mod options;
+mod output;
+mod schema;
+mod stream;
+mod write;
+
+pub use call::{ArgumentEncoding, Encoding, Repair, RepairKind, ToolCall};
+pub use error::{ErrorKind, ParseError};
+pub use event::StreamEvent;
+pub use options::{Limits, ParseOptions};
+pub use output::{ParseResult, Segment};
+pub use schema::{SchemaError, ToolSchemas};
+pub use stream::StreamParser;
+
 /// The element that wraps one call.
 pub const TOOL_TAG: &str = "tool";
+
+/// Parses a whole response with default options.
+pub fn parse(text: &str) -> ParseResult {
+    parse_with(text, &ParseOptions::default())
+}
+
+/// Parses a whole response: the streaming parser fed one chunk.
+pub fn parse_with(text: &str, options: &ParseOptions) -> ParseResult {
+    let mut parser = StreamParser::build(options.clone(), false);
+    let mut events = Vec::new();
+    parser.feed_into(text, &mut events);
+    events.extend(parser.finish());
+    ParseResult::from_events(events)
+}

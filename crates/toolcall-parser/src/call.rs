@@ -1,0 +1,126 @@
+//! [`ToolCall`]: one parsed call, with what was repaired and how each argument was written.
+
+use arg_types::Map;
+use serde::Serialize;
+use std::ops::Range;
+use xml_fallback::Position;
+
+/// One tool call found in a model's text.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolCall {
+    /// The server that routes the call (ADR-0002); `local` when the call names none.
+    pub server_name: String,
+    /// The tool to run.
+    pub tool_name: String,
+    /// The arguments, typed (by the tool's schema when one was given, else by inference).
+    #[serde(serialize_with = "serialize_map")]
+    pub arguments: Map,
+    /// Every repair made to read this call; empty for well-formed input.
+    pub repairs: Vec<Repair>,
+    /// How each top-level argument was written, in argument order.
+    pub encodings: Vec<ArgumentEncoding>,
+    /// Whether the call used the legacy ADR-0002 form (a JSON object inside `<tool>`).
+    pub legacy_json: bool,
+    /// Byte range of the call, from `<tool>` to `</tool>` inclusive, in the whole input.
+    pub span: Range<usize>,
+}
+
+fn serialize_map<S: serde::Serializer>(m: &Map, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut map = s.serialize_map(Some(m.len()))?;
+    for (k, v) in m {
+        map.serialize_entry(k, &serde_json::Value::from(v.clone()))?;
+    }
+    map.end()
+}
+
+/// A repair: something malformed that was read in the one sensible way, and where.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Repair {
+    /// What was repaired.
+    pub kind: RepairKind,
+    /// Where, in the whole input.
+    pub line: u32,
+    /// Column (in characters, from 1).
+    pub column: u32,
+}
+
+impl Repair {
+    pub(crate) fn new(kind: RepairKind, at: Position) -> Self {
+        Repair {
+            kind,
+            line: at.line,
+            column: at.column,
+        }
+    }
+}
+
+/// The repairs the parser makes (docs/FORMAT.md §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RepairKind {
+    /// An `&` beginning no valid reference, taken literally (ADR-0024 fallback).
+    BareAmpersand,
+    /// A `<` beginning no well-formed markup inside a value, taken literally (`a < b`).
+    LiteralLessThan,
+    /// A close tag inside a value followed by text, taken as text (`</content> and more`).
+    CloseTagAsText,
+    /// An element opened inside text and never closed, taken as text (`Vec<String>`).
+    UnclosedTagAsText,
+    /// A string-typed argument holding markup, kept verbatim as the string (needs a schema).
+    MarkupAsString,
+}
+
+impl RepairKind {
+    /// The snake_case name used in JSON and statistics.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RepairKind::BareAmpersand => "bare_ampersand",
+            RepairKind::LiteralLessThan => "literal_less_than",
+            RepairKind::CloseTagAsText => "close_tag_as_text",
+            RepairKind::UnclosedTagAsText => "unclosed_tag_as_text",
+            RepairKind::MarkupAsString => "markup_as_string",
+        }
+    }
+}
+
+/// How one top-level argument was written: the monitoring that ADR-0019 and ADR-0024 ask for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ArgumentEncoding {
+    /// The argument's name.
+    pub argument: String,
+    /// How its text was written.
+    pub encoding: Encoding,
+}
+
+/// How an argument's text was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Encoding {
+    /// Plain text: no references, no CDATA.
+    Plain,
+    /// Text with entity or character references (the primary method of ADR-0024).
+    EntityEscaped,
+    /// One or more CDATA sections (the fallback method).
+    Cdata,
+    /// Both references and CDATA in one argument (the prompt says never to mix them).
+    Mixed,
+    /// Child elements only (an object or array argument).
+    Structured,
+    /// The legacy JSON form.
+    Json,
+}
+
+impl Encoding {
+    /// The snake_case name used in JSON and statistics.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Encoding::Plain => "plain",
+            Encoding::EntityEscaped => "entity_escaped",
+            Encoding::Cdata => "cdata",
+            Encoding::Mixed => "mixed",
+            Encoding::Structured => "structured",
+            Encoding::Json => "json",
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! [`ParseError`]: what went wrong with a call, where, and what to tell the model.
+
+use serde::Serialize;
+use std::fmt;
+use xml_fallback::Position;
+
+/// The kinds of errors (docs/FORMAT.md §7 lists when each occurs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// The input ended, or a new `<tool>` began, before `</tool>`.
+    UnterminatedCall,
+    /// A close tag that does not match the open element.
+    MismatchedTag,
+    /// The call has no `<tool_name>`, or it is empty.
+    MissingToolName,
+    /// An element the format does not allow where it stands (`<foo>` directly in `<tool>`).
+    UnexpectedElement,
+    /// Text where only elements may stand (directly in `<tool>` or `<arguments>`).
+    UnexpectedText,
+    /// An element repeated where only one is allowed (two `<tool_name>`s).
+    DuplicateElement,
+    /// `<!DOCTYPE`, an entity declaration or a processing instruction inside a call.
+    ForbiddenMarkup,
+    /// A numeric reference to a character XML forbids (`&#0;`).
+    InvalidCharacterReference,
+    /// The legacy JSON form holds invalid JSON, or JSON of the wrong shape.
+    InvalidJson,
+    /// An argument does not fit the tool's schema.
+    InvalidArgument,
+    /// A configured limit was exceeded.
+    LimitExceeded,
+}
+
+impl ErrorKind {
+    /// The snake_case name used in JSON and statistics.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::UnterminatedCall => "unterminated_call",
+            ErrorKind::MismatchedTag => "mismatched_tag",
+            ErrorKind::MissingToolName => "missing_tool_name",
+            ErrorKind::UnexpectedElement => "unexpected_element",
+            ErrorKind::UnexpectedText => "unexpected_text",
+            ErrorKind::DuplicateElement => "duplicate_element",
+            ErrorKind::ForbiddenMarkup => "forbidden_markup",
+            ErrorKind::InvalidCharacterReference => "invalid_character_reference",
+            ErrorKind::InvalidJson => "invalid_json",
+            ErrorKind::InvalidArgument => "invalid_argument",
+            ErrorKind::LimitExceeded => "limit_exceeded",
+        }
+    }
+}
+
+/// An error in one call (or, for limits, in the input as a whole).
+///
+/// ```
+/// let r = toolcall_parser::parse("<tool><tool_name>x</tool_name><arguments><a>1</b></arguments></tool>");
+/// let e = &r.errors()[0];
+/// assert_eq!(e.kind, toolcall_parser::ErrorKind::MismatchedTag);
+/// assert_eq!((e.line, e.column), (1, 50)); // at </arguments>: <a> was never closed
+/// assert!(e.feedback().contains("line 1, column 50"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ParseError {
+    /// What kind of error.
+    pub kind: ErrorKind,
+    /// One sentence saying what is wrong.
+    pub message: String,
+    /// Line of the offending text in the whole input, from 1.
+    pub line: u32,
+    /// Column, in characters, from 1.
+    pub column: u32,
+    /// The offending text, cut to a few dozen characters.
+    pub snippet: String,
+    /// The tool name, when the call got far enough to name one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_name: Option<String>,
+    /// What had been parsed when an unterminated call ended: its arguments so far.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial: Option<serde_json::Value>,
+}
+
+impl ParseError {
+    pub(crate) fn new(kind: ErrorKind, message: impl Into<String>, at: Position) -> Self {
+        ParseError {
+            kind,
+            message: message.into(),
+            line: at.line,
+            column: at.column,
+            snippet: String::new(),
+            tool_name: None,
+            partial: None,
+        }
+    }
+
+    pub(crate) fn with_snippet(mut self, text: &str) -> Self {
+        self.snippet = snippet(text);
+        self
+    }
+
+    /// Where the error is.
+    pub fn position(&self) -> Position {
+        Position {
+            line: self.line,
+            column: self.column,
+        }
+    }
+
+    /// The text to send back to the model so that it can correct the call: what and where,
+    /// and how to fix it (ADR-0024's error recovery: entity escaping first, CDATA as the
+    /// fallback, and `]]>` cannot stand inside CDATA).
+    pub fn feedback(&self) -> String {
+        let mut s = String::new();
+        let what = match &self.tool_name {
+            Some(t) => format!("Your call to `{t}` could not be read"),
+            None => "Your tool call could not be read".to_string(),
+        };
+        s.push_str(&format!(
+            "{what}: {} (at {}).\n",
+            self.message,
+            self.position()
+        ));
+        if !self.snippet.is_empty() {
+            s.push_str(&format!("Near: {}\n", self.snippet));
+        }
+        s.push_str(self.fix());
+        s
+    }
+
+    fn fix(&self) -> &'static str {
+        match self.kind {
+            ErrorKind::UnterminatedCall => {
+                "Fix: close every element you open and end the call with </tool>. \
+                 Write each call in full before starting the next one."
+            }
+            ErrorKind::MismatchedTag
+            | ErrorKind::UnexpectedText
+            | ErrorKind::InvalidCharacterReference => ESCAPING_ADVICE,
+            ErrorKind::MissingToolName => {
+                "Fix: name the tool inside the call: \
+                 <tool><tool_name>NAME</tool_name><arguments>…</arguments></tool>."
+            }
+            ErrorKind::UnexpectedElement | ErrorKind::DuplicateElement => {
+                "Fix: a call holds exactly one <tool_name>, at most one <server_name> and at most \
+                 one <arguments>; every argument goes inside <arguments>."
+            }
+            ErrorKind::ForbiddenMarkup => {
+                "Fix: DOCTYPE, entity declarations and processing instructions are not allowed \
+                 in a call. If they are part of a value, escape them (&lt;!DOCTYPE …) or wrap the \
+                 value in <![CDATA[ … ]]>."
+            }
+            ErrorKind::InvalidJson => {
+                "Fix: write the call in the XML form instead of JSON: \
+                 <tool><tool_name>NAME</tool_name><arguments><ARG>value</ARG></arguments></tool>."
+            }
+            ErrorKind::InvalidArgument => {
+                "Fix: give the argument the type the tool's schema asks for, then send the call \
+                 again."
+            }
+            ErrorKind::LimitExceeded => {
+                "Fix: make the call smaller (fewer or shorter arguments), or split the work \
+                 across several calls."
+            }
+        }
+    }
+}
+
+const ESCAPING_ADVICE: &str = "Fix, first choice: escape special characters in values with XML \
+entities: & as &amp;, < as &lt;, > as &gt;.\n\
+Fix, fallback for large code: wrap the value in <![CDATA[ … ]]> and write it unescaped. \
+CDATA cannot contain ]]>; split it as ]]]]><![CDATA[> or use entity escaping. \
+Never mix the two in one value.";
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} at {}: {}",
+            self.kind.as_str(),
+            self.position(),
+            self.message
+        )
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// How many characters of the offending text an error quotes.
+pub(crate) const SNIPPET_CHARS: usize = 60;
+
+/// The first characters of `text` on one line, for error messages.
+pub(crate) fn snippet(text: &str) -> String {
+    const MAX: usize = SNIPPET_CHARS;
+    let mut out: String = text
+        .chars()
+        .take(MAX)
+        .map(|c| if c == '\n' || c == '\r' { '⏎' } else { c })
+        .collect();
+    if text.chars().nth(MAX).is_some() {
+        out.push('…');
+    }
+    out
+}

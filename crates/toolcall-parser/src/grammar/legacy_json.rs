@@ -1,0 +1,109 @@
+//! The legacy ADR-0002 body: a JSON object inside `<tool>`…`</tool>`.
+//!
+//! The scanner finds where the object ends without parsing it (strings, escapes and nesting
+//! only), resumably across chunks, so that a `</tool>` inside a JSON string ends nothing.
+
+use arg_types::{Map, Value};
+
+/// Where a resumable scan of a JSON value stands.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct JsonScanner {
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+}
+
+/// What the scan found.
+pub(crate) enum JsonScan {
+    /// The value ends after this many bytes of the slice.
+    End(usize),
+    /// A `<` outside any string at this index: the JSON is broken (likely `</tool>` came early).
+    Markup(usize),
+    /// The slice ended inside the value.
+    More,
+}
+
+impl JsonScanner {
+    /// Scans `s`, which continues where the previous call stopped.
+    pub(crate) fn scan(&mut self, s: &[u8]) -> JsonScan {
+        for (i, &b) in s.iter().enumerate() {
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                } else if b == b'\\' {
+                    self.escaped = true;
+                } else if b == b'"' {
+                    self.in_string = false;
+                }
+                continue;
+            }
+            match b {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    if self.depth == 0 {
+                        return JsonScan::End(i + 1);
+                    }
+                }
+                b'<' => return JsonScan::Markup(i),
+                _ => {}
+            }
+        }
+        JsonScan::More
+    }
+}
+
+/// The parts of a legacy call.
+pub(crate) struct LegacyCall {
+    pub(crate) server_name: Option<String>,
+    pub(crate) tool_name: Option<String>,
+    pub(crate) arguments: Map,
+}
+
+/// Reads the JSON object; on failure, the byte offset in `text` of the problem and a message.
+pub(crate) fn read(text: &str) -> Result<LegacyCall, (usize, String)> {
+    let json: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        let offset = offset_of(text, e.line(), e.column());
+        (offset, format!("invalid JSON in the call: {e}"))
+    })?;
+    let serde_json::Value::Object(mut obj) = json else {
+        return Err((0, "the JSON in the call is not an object".into()));
+    };
+    let string = |v: Option<serde_json::Value>, what: &str| match v {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(serde_json::Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err((0, format!("\"{what}\" must be a string"))),
+    };
+    let server_name = string(obj.remove("server_name"), "server_name")?;
+    let tool_name = string(obj.remove("tool_name"), "tool_name")?;
+    let arguments = match obj.remove("arguments") {
+        None | Some(serde_json::Value::Null) => Map::new(),
+        Some(v @ serde_json::Value::Object(_)) => match Value::from(v) {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        },
+        Some(_) => return Err((0, "\"arguments\" must be an object".into())),
+    };
+    Ok(LegacyCall {
+        server_name,
+        tool_name,
+        arguments,
+    })
+}
+
+/// The byte offset of serde_json's 1-based line and column (columns count bytes).
+fn offset_of(text: &str, line: usize, column: usize) -> usize {
+    let line_start = if line <= 1 {
+        0
+    } else {
+        text.match_indices('\n')
+            .nth(line - 2)
+            .map_or(text.len(), |(i, _)| i + 1)
+    };
+    let mut at = (line_start + column.saturating_sub(1)).min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}

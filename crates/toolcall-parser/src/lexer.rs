@@ -1,0 +1,620 @@
+//! The incremental XML lexer, shared by every tool-call grammar.
+//!
+//! It knows XML's lexical forms (text, references, CDATA, tags, comments, declarations) and
+//! nothing of any tool-call format: grammars decide what the lexemes mean. It works over a
+//! *window* of the input (the driver's buffer, or the caller's chunk when nothing is buffered) and
+//! returns `None` when the window ends inside a lexeme; the driver then keeps the bytes from that
+//! lexeme on and calls again with more. Long scans (for `>`, `]]>`, `-->`, digits of a reference)
+//! resume where they stopped, so feeding one byte at a time stays linear.
+//!
+//! Line ends are normalized as XML requires: CR LF and lone CR become LF, in text and CDATA alike.
+
+use memchr::{memchr, memchr3, memmem};
+use xml_fallback::reference::{ReferenceMatcher, Step};
+
+/// Longest tag (from `<` to `>`) taken as markup; a longer one is text. Bounds the lookahead.
+pub(crate) const MAX_TAG_BYTES: usize = 16 * 1024;
+
+/// One lexical unit. Slices borrow from the window.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Lexeme<'w> {
+    /// Text holding no `<`, `&` or CR.
+    Text(&'w str),
+    /// A line end, normalized to LF.
+    Newline,
+    /// A character named by a valid reference.
+    Char(char),
+    /// A valid numeric reference to a character XML forbids (`&#0;`).
+    BadCharRef(&'w str),
+    /// An `&` that begins no valid reference, to be taken literally.
+    BareAmp,
+    /// `<![CDATA[`.
+    CDataStart,
+    /// A piece of CDATA content (no CR).
+    CData(&'w str),
+    /// `]]>` closing a CDATA section.
+    CDataEnd,
+    /// A start tag, `self_closing` for `<name/>`.
+    StartTag(Tag<'w>),
+    /// An end tag `</name>`.
+    EndTag(&'w str),
+    /// `<!-- … -->`.
+    Comment,
+    /// `<? … ?>`.
+    ProcessingInstruction,
+    /// `<!DOCTYPE`, `<!ENTITY` or another declaration.
+    Declaration,
+    /// A `<` that begins no well-formed markup (`a < b`, `<=`, `<u8, T>`).
+    LiteralLt,
+}
+
+/// A start tag.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Tag<'w> {
+    pub(crate) name: &'w str,
+    /// Raw attribute text after the name (undecoded), empty when there is none.
+    pub(crate) attributes: &'w str,
+    pub(crate) self_closing: bool,
+}
+
+/// Where a resumable scan stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Resume {
+    None,
+    /// The bytes after the `&` at absolute offset `at`, matched up to `matcher.seen()`.
+    Reference {
+        at: usize,
+        matcher: ReferenceMatcher,
+    },
+    /// Markup starting at `at` has been scanned without finding its end up to `to`.
+    Markup {
+        at: usize,
+        to: usize,
+        quote: u8,
+    },
+}
+
+/// The lexer's state between calls: whether it is inside CDATA, and any resumable scan.
+#[derive(Debug, Clone)]
+pub(crate) struct Lexer {
+    in_cdata: bool,
+    resume: Resume,
+    cdata_end: memmem::Finder<'static>,
+}
+
+impl Default for Lexer {
+    fn default() -> Self {
+        Lexer {
+            in_cdata: false,
+            resume: Resume::None,
+            cdata_end: memmem::Finder::new(b"]]>"),
+        }
+    }
+}
+
+/// The result of one step: a lexeme and the bytes it covered, or a request for more input.
+pub(crate) type Lexed<'w> = Option<(Lexeme<'w>, usize)>;
+
+impl Lexer {
+    /// Forgets any scan in progress (after the grammar skipped input).
+    pub(crate) fn reset(&mut self) {
+        self.in_cdata = false;
+        self.resume = Resume::None;
+    }
+
+    /// Lexes at `w[pos..]`; `base` is the absolute offset of `w[0]`. Returns the lexeme and its
+    /// length, or `None` when more input is needed (`is_final` false) before deciding.
+    pub(crate) fn next<'w>(
+        &mut self,
+        w: &'w str,
+        pos: usize,
+        base: usize,
+        is_final: bool,
+    ) -> Lexed<'w> {
+        let bytes = w.as_bytes();
+        if pos >= bytes.len() {
+            return None;
+        }
+        if self.in_cdata {
+            return self.cdata(w, pos, is_final);
+        }
+        match bytes[pos] {
+            b'&' => self.reference(w, pos, base, is_final),
+            b'<' => self.markup(w, pos, base, is_final),
+            b'\r' => newline(bytes, pos, is_final),
+            _ => {
+                let end =
+                    memchr3(b'<', b'&', b'\r', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
+                Some((Lexeme::Text(&w[pos..end]), end - pos))
+            }
+        }
+    }
+
+    fn cdata<'w>(&mut self, w: &'w str, pos: usize, is_final: bool) -> Lexed<'w> {
+        let bytes = w.as_bytes();
+        let rest = &bytes[pos..];
+        if rest.starts_with(b"]]>") {
+            self.in_cdata = false;
+            return Some((Lexeme::CDataEnd, 3));
+        }
+        if rest[0] == b'\r' {
+            return newline(bytes, pos, is_final);
+        }
+        let end = match self.cdata_end.find(rest) {
+            Some(i) => pos + i,
+            // Keep a possible `]]` or `]` at the end: it may begin the terminator.
+            None if is_final => bytes.len(),
+            None => {
+                let hold = if rest.ends_with(b"]]") {
+                    2
+                } else if rest.ends_with(b"]") {
+                    1
+                } else {
+                    0
+                };
+                bytes.len() - hold
+            }
+        };
+        let end = memchr(b'\r', &bytes[pos..end]).map_or(end, |i| pos + i);
+        if end == pos {
+            return None;
+        }
+        Some((Lexeme::CData(&w[pos..end]), end - pos))
+    }
+
+    fn reference<'w>(&mut self, w: &'w str, pos: usize, base: usize, is_final: bool) -> Lexed<'w> {
+        let bytes = w.as_bytes();
+        let at = base + pos;
+        let (mut matcher, mut i) = match self.resume {
+            Resume::Reference { at: a, matcher } if a == at => (matcher, pos + 1 + matcher.seen()),
+            _ => (ReferenceMatcher::new(), pos + 1),
+        };
+        while i < bytes.len() {
+            match matcher.push(bytes[i]) {
+                Step::More => i += 1,
+                Step::Done(code_point) => {
+                    self.resume = Resume::None;
+                    let len = i + 1 - pos;
+                    return Some(
+                        match xml_fallback::reference::decode_code_point(code_point) {
+                            Some(c) => (Lexeme::Char(c), len),
+                            None => (Lexeme::BadCharRef(&w[pos..pos + len]), len),
+                        },
+                    );
+                }
+                Step::Bare => {
+                    self.resume = Resume::None;
+                    return Some((Lexeme::BareAmp, 1));
+                }
+            }
+        }
+        if is_final {
+            self.resume = Resume::None;
+            return Some((Lexeme::BareAmp, 1));
+        }
+        self.resume = Resume::Reference { at, matcher };
+        None
+    }
+
+    fn markup<'w>(&mut self, w: &'w str, pos: usize, base: usize, is_final: bool) -> Lexed<'w> {
+        let bytes = w.as_bytes();
+        let rest = &bytes[pos..];
+        // Fixed prefixes first; each needs only a few bytes to decide.
+        for (prefix, kind) in [
+            (&b"<![CDATA["[..], Fixed::CData),
+            (b"<!--", Fixed::Comment),
+            (b"<?", Fixed::Pi),
+        ] {
+            if rest.len() < prefix.len() && prefix.starts_with(rest) {
+                return if is_final {
+                    Some((Lexeme::LiteralLt, 1))
+                } else {
+                    None
+                };
+            }
+            if rest.starts_with(prefix) {
+                return match kind {
+                    Fixed::CData => {
+                        self.in_cdata = true;
+                        Some((Lexeme::CDataStart, prefix.len()))
+                    }
+                    Fixed::Comment => self.until(w, pos, base, b"-->", Lexeme::Comment, is_final),
+                    Fixed::Pi => {
+                        self.until(w, pos, base, b"?>", Lexeme::ProcessingInstruction, is_final)
+                    }
+                };
+            }
+        }
+        match rest.get(1) {
+            None => {
+                if is_final {
+                    Some((Lexeme::LiteralLt, 1))
+                } else {
+                    None
+                }
+            }
+            Some(b'!') => match rest.get(2) {
+                None if !is_final => None,
+                Some(c) if c.is_ascii_uppercase() => Some((Lexeme::Declaration, 2)),
+                _ => Some((Lexeme::LiteralLt, 1)),
+            },
+            Some(b'/') => self.tag(w, pos, base, is_final, true),
+            Some(&c) if is_name_start(c) => self.tag(w, pos, base, is_final, false),
+            Some(_) => Some((Lexeme::LiteralLt, 1)),
+        }
+    }
+
+    /// Finds `end` after the markup at `pos`, resuming an earlier scan.
+    fn until<'w>(
+        &mut self,
+        w: &'w str,
+        pos: usize,
+        base: usize,
+        end: &[u8],
+        lexeme: Lexeme<'w>,
+        is_final: bool,
+    ) -> Lexed<'w> {
+        let bytes = w.as_bytes();
+        let at = base + pos;
+        let from = match self.resume {
+            Resume::Markup { at: a, to, .. } if a == at => to - base,
+            _ => pos + 2,
+        };
+        match memmem::find(&bytes[from..], end) {
+            Some(i) => {
+                self.resume = Resume::None;
+                Some((lexeme, from + i + end.len() - pos))
+            }
+            None if is_final => {
+                self.resume = Resume::None;
+                Some((Lexeme::LiteralLt, 1))
+            }
+            None => {
+                let to = bytes.len().saturating_sub(end.len() - 1).max(from);
+                self.resume = Resume::Markup {
+                    at,
+                    to: base + to,
+                    quote: 0,
+                };
+                None
+            }
+        }
+    }
+
+    /// A start or end tag at `pos`: finds its `>` (outside quotes), then checks its syntax.
+    fn tag<'w>(
+        &mut self,
+        w: &'w str,
+        pos: usize,
+        base: usize,
+        is_final: bool,
+        end_tag: bool,
+    ) -> Lexed<'w> {
+        let bytes = w.as_bytes();
+        let at = base + pos;
+        let (mut i, mut quote) = match self.resume {
+            Resume::Markup { at: a, to, quote } if a == at => (to - base, quote),
+            _ => (pos + 1, 0),
+        };
+        let limit = bytes.len().min(pos + MAX_TAG_BYTES);
+        let close = loop {
+            if i >= limit {
+                if i >= pos + MAX_TAG_BYTES || is_final {
+                    self.resume = Resume::None;
+                    return Some((Lexeme::LiteralLt, 1));
+                }
+                self.resume = Resume::Markup {
+                    at,
+                    to: base + i,
+                    quote,
+                };
+                return None;
+            }
+            let b = bytes[i];
+            if quote != 0 {
+                if b == quote {
+                    quote = 0;
+                } else if b == b'<' {
+                    break None; // `<` is not allowed in attribute values
+                }
+            } else if b == b'"' || b == b'\'' {
+                quote = b;
+            } else if b == b'>' {
+                break Some(i);
+            } else if b == b'<' {
+                break None;
+            }
+            i += 1;
+        };
+        self.resume = Resume::None;
+        let Some(close) = close else {
+            return Some((Lexeme::LiteralLt, 1));
+        };
+        let inner = &w[pos + 1..close];
+        let len = close + 1 - pos;
+        let lexeme = if end_tag {
+            parse_end_tag(&inner[1..]).map(Lexeme::EndTag)
+        } else {
+            parse_start_tag(inner).map(Lexeme::StartTag)
+        };
+        Some(lexeme.map_or((Lexeme::LiteralLt, 1), |l| (l, len)))
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Fixed {
+    CData,
+    Comment,
+    Pi,
+}
+
+/// CR at `pos`: CR LF and lone CR are one line end.
+fn newline<'w>(bytes: &[u8], pos: usize, is_final: bool) -> Lexed<'w> {
+    match bytes.get(pos + 1) {
+        Some(b'\n') => Some((Lexeme::Newline, 2)),
+        Some(_) => Some((Lexeme::Newline, 1)),
+        None if is_final => Some((Lexeme::Newline, 1)),
+        None => None,
+    }
+}
+
+/// Whether `b` may start an XML name (ASCII letters, `_`, `:`, or any non-ASCII character).
+pub(crate) fn is_name_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_' || b == b':' || b >= 0x80
+}
+
+/// Whether `b` may continue an XML name.
+pub(crate) fn is_name_byte(b: u8) -> bool {
+    is_name_start(b) || b.is_ascii_digit() || b == b'-' || b == b'.'
+}
+
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// The length of the name at the start of `s`, if one starts there.
+fn name_len(s: &[u8]) -> Option<usize> {
+    if !s.first().is_some_and(|&b| is_name_start(b)) {
+        return None;
+    }
+    Some(s.iter().position(|&b| !is_name_byte(b)).unwrap_or(s.len()))
+}
+
+/// `name ws*` of an end tag (the text between `</` and `>`).
+fn parse_end_tag(s: &str) -> Option<&str> {
+    let n = name_len(s.as_bytes())?;
+    s.as_bytes()[n..].iter().all(|&b| is_ws(b)).then(|| &s[..n])
+}
+
+/// `name (ws+ attr ws* = ws* quoted)* ws* /?` of a start tag (the text between `<` and `>`).
+fn parse_start_tag(s: &str) -> Option<Tag<'_>> {
+    let b = s.as_bytes();
+    let n = name_len(b)?;
+    let (body, self_closing) = match s.strip_suffix('/') {
+        Some(body) => (body, true),
+        None => (s, false),
+    };
+    let body_bytes = body.as_bytes();
+    if n > body_bytes.len() {
+        return None;
+    }
+    let mut i = n;
+    loop {
+        let ws_start = i;
+        while i < body_bytes.len() && is_ws(body_bytes[i]) {
+            i += 1;
+        }
+        if i == body_bytes.len() {
+            break;
+        }
+        if i == ws_start {
+            return None; // attributes must be separated by whitespace
+        }
+        i += name_len(&body_bytes[i..])?;
+        while i < body_bytes.len() && is_ws(body_bytes[i]) {
+            i += 1;
+        }
+        if body_bytes.get(i) != Some(&b'=') {
+            return None;
+        }
+        i += 1;
+        while i < body_bytes.len() && is_ws(body_bytes[i]) {
+            i += 1;
+        }
+        let q = *body_bytes.get(i).filter(|&&q| q == b'"' || q == b'\'')?;
+        let close = memchr(q, &body_bytes[i + 1..])?;
+        i += close + 2;
+    }
+    Some(Tag {
+        name: &s[..n],
+        attributes: body[n..].trim_start_matches([' ', '\t', '\n', '\r']),
+        self_closing,
+    })
+}
+
+/// Decoded attributes of a start tag: `(name, value)` pairs. Values have references decoded
+/// (bare `&` kept literally) and whitespace normalized to spaces, as XML requires.
+pub(crate) fn decode_attributes(raw: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let b = raw.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        while i < b.len() && is_ws(b[i]) {
+            i += 1;
+        }
+        let Some(n) = name_len(&b[i..]) else { break };
+        let name = &raw[i..i + n];
+        i += n;
+        while i < b.len() && (is_ws(b[i]) || b[i] == b'=') {
+            i += 1;
+        }
+        let Some(&q) = b.get(i) else { break };
+        let Some(close) = memchr(q, &b[i + 1..]) else {
+            break;
+        };
+        let value = &raw[i + 1..i + 1 + close];
+        out.push((name.to_owned(), decode_attribute_value(value)));
+        i += close + 2;
+    }
+    out
+}
+
+fn decode_attribute_value(v: &str) -> String {
+    let mut out = String::with_capacity(v.len());
+    let b = v.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'&' => match xml_fallback::reference::match_reference(&b[i..]) {
+                xml_fallback::reference::RefMatch::Valid { len, code_point } => {
+                    out.push(
+                        xml_fallback::reference::decode_code_point(code_point)
+                            .unwrap_or('\u{fffd}'),
+                    );
+                    i += len;
+                }
+                _ => {
+                    out.push('&');
+                    i += 1;
+                }
+            },
+            b'\r' if b.get(i + 1) == Some(&b'\n') => i += 1,
+            b'\t' | b'\n' | b'\r' => {
+                out.push(' ');
+                i += 1;
+            }
+            _ => {
+                let end = b[i..]
+                    .iter()
+                    .position(|&c| matches!(c, b'&' | b'\t' | b'\n' | b'\r'))
+                    .map_or(b.len(), |p| i + p);
+                out.push_str(&v[i..end]);
+                i = end;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lexes `input` fed in pieces of `chunk` bytes, as the driver would (keeping the bytes of an
+    /// unfinished lexeme), and returns the lexemes with owned text.
+    fn lex(input: &str, chunk: usize) -> Vec<String> {
+        let mut lexer = Lexer::default();
+        let mut out = Vec::new();
+        let mut buf = String::new();
+        let mut base = 0;
+        let mut fed = 0;
+        while fed < input.len() || !buf.is_empty() {
+            let mut end = (fed + chunk).min(input.len());
+            while !input.is_char_boundary(end) {
+                end += 1;
+            }
+            buf.push_str(&input[fed..end]);
+            fed = end;
+            let is_final = fed == input.len();
+            let mut pos = 0;
+            while let Some((l, n)) = lexer.next(&buf, pos, base, is_final) {
+                out.push(format!("{l:?}"));
+                pos += n;
+            }
+            buf.drain(..pos);
+            base += pos;
+            if is_final {
+                break;
+            }
+        }
+        // Text and CDATA may arrive in more pieces when chunks are smaller: merge neighbours.
+        let mut merged: Vec<String> = Vec::new();
+        for l in out {
+            let piece = |s: &str, kind: &str| {
+                s.strip_prefix(kind)
+                    .and_then(|r| r.strip_suffix("\")"))
+                    .map(str::to_owned)
+            };
+            let joined = ["Text(\"", "CData(\""].iter().find_map(|kind| {
+                let last = merged.last()?;
+                Some(format!(
+                    "{kind}{}{}\")",
+                    piece(last, kind)?,
+                    piece(&l, kind)?
+                ))
+            });
+            match joined {
+                Some(j) => *merged.last_mut().expect("joined with the last") = j,
+                None => merged.push(l),
+            }
+        }
+        merged
+    }
+
+    #[test]
+    fn lexemes_of_a_call() {
+        let got = lex(
+            "a&amp;b&&<x y='1'>\r\n<![CDATA[c]]d]]></x><!-- n --><?pi?><!DOCTYPE a < b",
+            4096,
+        );
+        assert_eq!(
+            got,
+            vec![
+                "Text(\"a\")",
+                "Char('&')",
+                "Text(\"b\")",
+                "BareAmp",
+                "BareAmp",
+                "StartTag(Tag { name: \"x\", attributes: \"y='1'\", self_closing: false })",
+                "Newline",
+                "CDataStart",
+                "CData(\"c]]d\")",
+                "CDataEnd",
+                "EndTag(\"x\")",
+                "Comment",
+                "ProcessingInstruction",
+                "Declaration",
+                "Text(\"DOCTYPE a \")",
+                "LiteralLt",
+                "Text(\" b\")",
+            ]
+        );
+    }
+
+    #[test]
+    fn every_chunking_gives_the_same_lexemes() {
+        let input = "x &#x3C; &quot;q&quot; <a b=\"&gt;\">Vec<T> a < b </a > \r\n\
+                     <![CDATA[ ]]]]><![CDATA[> \r ]]> <!-- c --> </ x> <u8, T> &#0; é&amp";
+        let whole = lex(input, input.len());
+        for chunk in 1..12 {
+            assert_eq!(lex(input, chunk), whole, "chunk size {chunk}");
+        }
+    }
+
+    #[test]
+    fn malformed_tags_are_literal() {
+        for s in [
+            "<u8, T>", "< b", "<=", "<a b>", "<a b=c>", "<a\"x\">", "</ a>", "<1>",
+        ] {
+            assert_eq!(lex(s, 100)[0], "LiteralLt", "{s}");
+        }
+        assert_eq!(
+            lex("<a/>", 100)[0],
+            "StartTag(Tag { name: \"a\", attributes: \"\", self_closing: true })"
+        );
+    }
+
+    #[test]
+    fn overlong_tag_is_text() {
+        let s = format!("<a {}", "x".repeat(MAX_TAG_BYTES));
+        assert_eq!(lex(&s, 1000)[0], "LiteralLt");
+    }
+
+    #[test]
+    fn attributes_are_decoded_and_normalized() {
+        assert_eq!(
+            decode_attributes("a=\"x&amp;y&z\" b='1\t2'"),
+            vec![("a".into(), "x&y&z".into()), ("b".into(), "1 2".into())]
+        );
+    }
+}

@@ -1,0 +1,57 @@
+//! [`ParseOptions`] and [`Limits`]: what the caller can set.
+
+use crate::schema::ToolSchemas;
+use std::sync::Arc;
+
+/// Limits that bound the work and memory of parsing any input. Defaults are generous for real
+/// model output and still stop hostile input early.
+///
+/// ```
+/// let limits = toolcall_parser::Limits { max_calls: 8, ..Default::default() };
+/// assert_eq!(limits.max_depth, 64);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// Total input bytes; the rest of a longer input is not read (one `limit_exceeded` error).
+    /// Default 64 MiB.
+    pub max_input_bytes: usize,
+    /// Calls (well-formed or not) per input; later `<tool>` blocks are left as prose after one
+    /// `limit_exceeded` error. Default 1,024.
+    pub max_calls: usize,
+    /// Element nesting depth inside a call, `<tool>` counting as 1. Default 64.
+    pub max_depth: usize,
+    /// Bytes of one call, from `<tool>` to `</tool>`. Default 32 MiB.
+    pub max_call_bytes: usize,
+    /// Decoded bytes of one argument. Default 16 MiB.
+    pub max_argument_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_input_bytes: 64 << 20,
+            max_calls: 1024,
+            max_depth: 64,
+            max_call_bytes: 32 << 20,
+            max_argument_bytes: 16 << 20,
+        }
+    }
+}
+
+/// Options for [`crate::parse_with`] and [`crate::StreamParser`].
+///
+/// ```
+/// use toolcall_parser::{ParseOptions, parse_with};
+/// let opts = ParseOptions { ignore_fenced_calls: true, ..Default::default() };
+/// let r = parse_with("```\n<tool><tool_name>x</tool_name></tool>\n```", &opts);
+/// assert!(r.calls().is_empty());
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct ParseOptions {
+    /// Limits on input size, calls, depth and argument size.
+    pub limits: Limits,
+    /// Leave calls inside Markdown code fences as prose (models show example calls in fences).
+    pub ignore_fenced_calls: bool,
+    /// Tool schemas: arguments of a known tool are coerced by its `inputSchema`.
+    pub schemas: Option<Arc<ToolSchemas>>,
+}

@@ -1,0 +1,137 @@
+//! [`StreamParser`]: the one parser. One-shot parsing is this parser fed one chunk.
+//!
+//! The driver owns the buffer. When nothing is buffered, a chunk is read in place (zero-copy) and
+//! only the bytes the grammar still needs are kept: the `<tool>` call in progress, or the few
+//! prose bytes that could still begin `<tool>`. Otherwise the chunk is appended and the grammar
+//! resumes where it stopped; nothing is reparsed.
+
+use crate::error::{ErrorKind, ParseError};
+use crate::event::StreamEvent;
+use crate::grammar::tool_xml::ToolXml;
+use crate::options::ParseOptions;
+
+/// The incremental parser: [`feed`](StreamParser::feed) chunks as they arrive, then
+/// [`finish`](StreamParser::finish).
+///
+/// ```
+/// use toolcall_parser::{StreamParser, StreamEvent};
+/// let mut p = StreamParser::new();
+/// let mut events = p.feed("Writing it.\n<tool><tool_name>write_to_file</tool_name><argu");
+/// events.extend(p.feed("ments><path>a.txt</path></arguments></tool>"));
+/// events.extend(p.finish());
+/// let done = events.iter().find_map(|e| match e {
+///     StreamEvent::CallFinished { result: Ok(call), .. } => Some(call),
+///     _ => None,
+/// });
+/// assert_eq!(done.unwrap().arguments["path"].as_str(), Some("a.txt"));
+/// ```
+#[derive(Debug)]
+pub struct StreamParser {
+    grammar: ToolXml,
+    /// Input from absolute offset `base` on that the grammar still needs.
+    buf: String,
+    base: usize,
+    /// Bytes accepted so far.
+    fed: usize,
+    /// Input beyond the size limit was dropped (reported at `finish`).
+    truncated: bool,
+    finished: bool,
+}
+
+impl Default for StreamParser {
+    fn default() -> Self {
+        StreamParser::new()
+    }
+}
+
+impl StreamParser {
+    /// A parser with default options.
+    pub fn new() -> Self {
+        StreamParser::with_options(ParseOptions::default())
+    }
+
+    /// A parser with these options.
+    pub fn with_options(options: ParseOptions) -> Self {
+        StreamParser::build(options, true)
+    }
+
+    /// The parser behind one-shot parsing: argument deltas are not needed there.
+    pub(crate) fn build(options: ParseOptions, emit_deltas: bool) -> Self {
+        StreamParser {
+            grammar: ToolXml::new(options, emit_deltas),
+            buf: String::new(),
+            base: 0,
+            fed: 0,
+            truncated: false,
+            finished: false,
+        }
+    }
+
+    /// Reads the next chunk and returns the events it made certain.
+    pub fn feed(&mut self, chunk: &str) -> Vec<StreamEvent> {
+        let mut out = Vec::new();
+        self.feed_into(chunk, &mut out);
+        out
+    }
+
+    /// Like [`feed`](StreamParser::feed), appending the events to `out`.
+    pub fn feed_into(&mut self, chunk: &str, out: &mut Vec<StreamEvent>) {
+        if self.finished {
+            return;
+        }
+        let chunk = self.within_input_limit(chunk);
+        if chunk.is_empty() {
+            return;
+        }
+        if self.buf.is_empty() {
+            // Read the chunk in place; keep only what is still needed.
+            let keep = self.grammar.run(chunk, self.base, false, out);
+            self.grammar.locator.move_anchor(chunk, self.base, keep);
+            self.buf.push_str(&chunk[keep - self.base..]);
+            self.base = keep;
+        } else {
+            self.buf.push_str(chunk);
+            let keep = self.grammar.run(&self.buf, self.base, false, out);
+            self.grammar.locator.move_anchor(&self.buf, self.base, keep);
+            self.buf.drain(..keep - self.base);
+            self.base = keep;
+        }
+    }
+
+    /// Ends the input: emits held-back prose and an error for a call still open.
+    pub fn finish(&mut self) -> Vec<StreamEvent> {
+        let mut out = Vec::new();
+        if !self.finished {
+            self.finished = true;
+            let buf = std::mem::take(&mut self.buf);
+            self.grammar.run(&buf, self.base, true, &mut out);
+            if self.truncated {
+                let max = self.grammar.options().limits.max_input_bytes;
+                let at = self.grammar.locator.locate(&buf, self.base, self.fed);
+                out.push(StreamEvent::Error {
+                    error: ParseError::new(
+                        ErrorKind::LimitExceeded,
+                        format!("the input is longer than {max} bytes; the rest was not read"),
+                        at,
+                    ),
+                });
+            }
+        }
+        out
+    }
+
+    /// The part of `chunk` within the input-size limit.
+    fn within_input_limit<'c>(&mut self, chunk: &'c str) -> &'c str {
+        let max = self.grammar.options().limits.max_input_bytes;
+        let room = max.saturating_sub(self.fed);
+        let mut take = chunk.len().min(room);
+        while !chunk.is_char_boundary(take) {
+            take -= 1;
+        }
+        self.fed += take;
+        if take < chunk.len() {
+            self.truncated = true;
+        }
+        &chunk[..take]
+    }
+}

@@ -1,0 +1,33 @@
+//! [`ToolCall::to_xml`]: the canonical form of a call.
+
+use crate::call::ToolCall;
+use xml_fallback::escape::Escaper;
+
+impl ToolCall {
+    /// Writes the call in the canonical XML form: entity escaping, CDATA for strings over 1000
+    /// characters (with `]]>` split), two-space indentation. Parsing the result gives back the
+    /// same call (without a schema for values that round-trip blind; see docs/FORMAT.md §5).
+    ///
+    /// Fails only for an argument name that is not an XML name (possible for calls read from
+    /// the legacy JSON form, whose keys are any strings).
+    ///
+    /// ```
+    /// let call = &toolcall_parser::parse(
+    ///     "<tool><tool_name>echo</tool_name><arguments><text>a &amp; b</text></arguments></tool>",
+    /// ).calls()[0].clone();
+    /// let xml = call.to_xml().unwrap();
+    /// assert!(xml.contains("<text>a &amp; b</text>"));
+    /// assert_eq!(toolcall_parser::parse(&xml).calls()[0].arguments, call.arguments);
+    /// ```
+    pub fn to_xml(&self) -> Result<String, arg_types::write::WriteError> {
+        let mut out = String::with_capacity(128);
+        out.push_str("<tool>\n<server_name>");
+        Escaper::TEXT.escape_into(&self.server_name, &mut out);
+        out.push_str("</server_name>\n<tool_name>");
+        Escaper::TEXT.escape_into(&self.tool_name, &mut out);
+        out.push_str("</tool_name>\n<arguments>\n");
+        arg_types::write::write_arguments(&self.arguments, &mut out)?;
+        out.push_str("</arguments>\n</tool>");
+        Ok(out)
+    }
+}

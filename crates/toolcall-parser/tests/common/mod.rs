@@ -1,0 +1,47 @@
+//! Helpers shared by the parser's integration tests.
+#![allow(dead_code)]
+
+use toolcall_parser::{ParseOptions, ParseResult, StreamEvent, StreamParser};
+
+/// Streams `text` in chunks of `n` bytes (at character boundaries) and folds the events.
+pub(crate) fn parse_chunked(text: &str, options: &ParseOptions, n: usize) -> ParseResult {
+    ParseResult::from_events(stream_events(text, options, n))
+}
+
+/// Every event of streaming `text` in chunks of `n` bytes.
+pub(crate) fn stream_events(text: &str, options: &ParseOptions, n: usize) -> Vec<StreamEvent> {
+    let mut p = StreamParser::with_options(options.clone());
+    let mut events = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let mut end = n.min(rest.len());
+        while !rest.is_char_boundary(end) {
+            end += 1;
+        }
+        events.extend(p.feed(&rest[..end]));
+        rest = &rest[end..];
+    }
+    events.extend(p.finish());
+    events
+}
+
+/// Asserts that streaming `text` in every chunk size up to 17, and in a few larger ones, gives
+/// exactly the one-shot result.
+pub(crate) fn assert_chunking_invariant(text: &str, options: &ParseOptions) -> ParseResult {
+    let whole = toolcall_parser::parse_with(text, options);
+    for n in (1..=17).chain([31, 64, 100, 4096]) {
+        assert_eq!(
+            parse_chunked(text, options, n),
+            whole,
+            "chunk size {n} differs for {text:?}"
+        );
+    }
+    whole
+}
+
+/// A call in the XML form with the given arguments (already written as XML).
+pub(crate) fn call(tool: &str, arguments: &str) -> String {
+    format!(
+        "<tool>\n<server_name>local</server_name>\n<tool_name>{tool}</tool_name>\n<arguments>\n{arguments}\n</arguments>\n</tool>"
+    )
+}

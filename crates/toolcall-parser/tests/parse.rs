@@ -1,0 +1,597 @@
+//! The parser's behaviour, one decision of docs/FORMAT.md per test. Every input is also checked
+//! for chunking invariance: streaming it in any chunk size gives the one-shot result.
+
+mod common;
+
+use arg_types::Value;
+use common::{assert_chunking_invariant, call, stream_events};
+use serde_json::json;
+use std::sync::Arc;
+use toolcall_parser::{
+    Encoding, ErrorKind, Limits, ParseOptions, RepairKind, StreamEvent, ToolSchemas,
+};
+
+fn parse(text: &str) -> toolcall_parser::ParseResult {
+    assert_chunking_invariant(text, &ParseOptions::default())
+}
+
+fn args_json(text: &str) -> serde_json::Value {
+    let r = parse(text);
+    assert!(r.errors().is_empty(), "unexpected errors: {:?}", r.errors());
+    assert_eq!(r.calls().len(), 1, "{r:?}");
+    serde_json::Value::from(Value::Object(r.calls()[0].arguments.clone()))
+}
+
+fn repairs(text: &str) -> Vec<RepairKind> {
+    let r = parse(text);
+    r.calls()[0].repairs.iter().map(|r| r.kind).collect()
+}
+
+fn with_schema(tool: &str, schema: serde_json::Value) -> ParseOptions {
+    let mut s = ToolSchemas::default();
+    s.insert(tool, schema);
+    ParseOptions {
+        schemas: Some(Arc::new(s)),
+        ..ParseOptions::default()
+    }
+}
+
+#[test]
+fn the_mission_example() {
+    let text = "I'll create the file.\n<tool>\n<server_name>local</server_name>\n\
+                <tool_name>write_to_file</tool_name>\n<arguments>\n  <path>src/main.rs</path>\n  \
+                <content>fn main() { if a &amp;&amp; b { .. } }</content>\n</arguments>\n</tool>";
+    let r = parse(text);
+    let c = &r.calls()[0];
+    assert_eq!(c.server_name, "local");
+    assert_eq!(c.tool_name, "write_to_file");
+    assert_eq!(c.arguments["path"], Value::String("src/main.rs".into()));
+    assert_eq!(
+        c.arguments["content"],
+        Value::String("fn main() { if a && b { .. } }".into())
+    );
+    assert!(c.repairs.is_empty());
+    assert_eq!(r.prose(), "I'll create the file.\n");
+    assert_eq!(c.span, text.find("<tool>").unwrap()..text.len());
+}
+
+#[test]
+fn several_calls_in_order_with_prose_between() {
+    let text = format!(
+        "First.\n{}\nThen.\n{}\nDone.",
+        call("a", "<x>1</x>"),
+        call("b", "<y>2</y>")
+    );
+    let r = parse(&text);
+    let names: Vec<_> = r.calls().iter().map(|c| c.tool_name.clone()).collect();
+    assert_eq!(names, ["a", "b"]);
+    assert_eq!(r.prose(), "First.\n\nThen.\n\nDone.");
+    assert!(matches!(r.segments[0], toolcall_parser::Segment::Prose(_)));
+    assert!(matches!(r.segments[1], toolcall_parser::Segment::Call(_)));
+}
+
+#[test]
+fn prose_that_looks_like_markup_is_prose() {
+    let text = "Use <toolbox> or <tools>, a < b && c, <b>bold</b>, `<tool>` in backticks, \
+                and {\"json\": true}. </tool> is stray.";
+    let r = parse(text);
+    assert!(r.calls().is_empty());
+    assert!(r.errors().is_empty());
+    assert_eq!(r.prose(), text);
+}
+
+#[test]
+fn server_name_defaults_to_local_and_arguments_are_optional() {
+    let r = parse("<tool><tool_name>list</tool_name></tool>");
+    let c = &r.calls()[0];
+    assert_eq!(c.server_name, "local");
+    assert!(c.arguments.is_empty());
+}
+
+#[test]
+fn elements_of_a_call_may_come_in_any_order() {
+    let r = parse(
+        "<tool><arguments><a>1</a></arguments><tool_name>t</tool_name><server_name>s</server_name></tool>",
+    );
+    let c = &r.calls()[0];
+    assert_eq!((c.server_name.as_str(), c.tool_name.as_str()), ("s", "t"));
+    assert_eq!(c.arguments["a"], Value::Int(1));
+}
+
+#[test]
+fn repeated_elements_are_arrays_and_nested_elements_objects() {
+    let args = args_json(&call(
+        "search_files",
+        "<path>src</path><exclude>node_modules</exclude><exclude>dist</exclude>\
+         <options><depth>3</depth><hidden>false</hidden></options>",
+    ));
+    assert_eq!(
+        args,
+        json!({"path": "src", "exclude": ["node_modules", "dist"],
+               "options": {"depth": 3, "hidden": false}})
+    );
+}
+
+#[test]
+fn cdata_is_kept_byte_for_byte_and_never_typed() {
+    let code = "  if (a && b < c) {\n\treturn \"x\";\n  }\n";
+    let text = call(
+        "w",
+        &format!("<content><![CDATA[{code}]]></content><n><![CDATA[42]]></n>"),
+    );
+    let args = args_json(&text);
+    assert_eq!(args["content"], json!(code));
+    assert_eq!(args["n"], json!("42"));
+}
+
+#[test]
+fn close_tags_inside_cdata_end_nothing() {
+    let text = call(
+        "w",
+        "<content><![CDATA[</content></arguments></tool> <tool>]]></content>",
+    );
+    assert_eq!(
+        args_json(&text)["content"],
+        json!("</content></arguments></tool> <tool>")
+    );
+}
+
+#[test]
+fn split_cdata_joins() {
+    let text = call("w", "<c><![CDATA[a]]]]><![CDATA[>b]]></c>");
+    assert_eq!(args_json(&text)["c"], json!("a]]>b"));
+}
+
+#[test]
+fn named_and_numeric_references_are_decoded() {
+    let text = call("w", "<c>&lt;&gt;&amp;&quot;&apos; &#60;&#x3C;&#x1F600;</c>");
+    assert_eq!(args_json(&text)["c"], json!("<>&\"' <<😀"));
+}
+
+#[test]
+fn single_line_text_is_trimmed_multi_line_keeps_indentation() {
+    let text = call(
+        "w",
+        "<a>   x y   </a>\n<b>\n    fn main() {\n        go();\n    }\n  </b>",
+    );
+    let args = args_json(&text);
+    assert_eq!(args["a"], json!("x y"));
+    assert_eq!(args["b"], json!("    fn main() {\n        go();\n    }"));
+}
+
+#[test]
+fn crlf_and_lf_alike() {
+    let lf = call("w", "<b>\nline 1\nline 2\n</b><c><![CDATA[x\ny]]></c>");
+    let crlf = lf.replace('\n', "\r\n");
+    assert_eq!(args_json(&crlf), args_json(&lf));
+    assert_eq!(args_json(&crlf)["b"], json!("line 1\nline 2"));
+}
+
+#[test]
+fn any_unicode() {
+    let text = call("ünïcødé", "<名前>値 🦀</名前>");
+    let r = parse(&text);
+    assert_eq!(r.calls()[0].tool_name, "ünïcødé");
+    assert_eq!(
+        r.calls()[0].arguments["名前"],
+        Value::String("値 🦀".into())
+    );
+}
+
+#[test]
+fn legacy_json_form_gives_the_same_call() {
+    let xml = call("write_to_file", "<path>a.txt</path><n>3</n>");
+    let legacy = "<tool>{\"server_name\": \"local\", \"tool_name\": \"write_to_file\", \
+                  \"arguments\": {\"path\": \"a.txt\", \"n\": 3}}</tool>";
+    let a = parse(&xml);
+    let b = parse(legacy);
+    assert_eq!(a.calls()[0].arguments, b.calls()[0].arguments);
+    assert_eq!(a.calls()[0].tool_name, b.calls()[0].tool_name);
+    assert!(b.calls()[0].legacy_json);
+}
+
+#[test]
+fn legacy_json_may_hold_close_tags_in_strings() {
+    let legacy = "<tool>{\"tool_name\": \"w\", \"arguments\": {\"c\": \"</tool> and }\"}}</tool>";
+    assert_eq!(
+        parse(legacy).calls()[0].arguments["c"],
+        Value::String("</tool> and }".into())
+    );
+}
+
+#[test]
+fn broken_legacy_json_is_an_error_with_position() {
+    let r = parse("x\n<tool>{\"tool_name\": \"w\", \"arguments\": {\"c\": 1,}}</tool>\nafter");
+    let e = r.errors()[0];
+    assert_eq!(e.kind, ErrorKind::InvalidJson);
+    assert_eq!(e.line, 2);
+    assert!(e.column > 30, "{e:?}");
+    assert_eq!(r.prose(), "x\n\nafter");
+}
+
+#[test]
+fn bare_ampersands_are_repaired_and_recorded() {
+    let text = call(
+        "s",
+        "<pattern>if .*&& .*x</pattern><url>?a=1&b=2&amp;c=3</url>",
+    );
+    let r = parse(&text);
+    let c = &r.calls()[0];
+    assert_eq!(c.arguments["pattern"], Value::String("if .*&& .*x".into()));
+    assert_eq!(c.arguments["url"], Value::String("?a=1&b=2&c=3".into()));
+    assert_eq!(
+        repairs(&text),
+        vec![RepairKind::BareAmpersand; 3],
+        "each bare & is one repair"
+    );
+    assert_eq!((c.repairs[0].line, c.repairs[0].column), (5, 15));
+}
+
+#[test]
+fn literal_less_than_inside_a_value() {
+    let text = call("w", "<c>a < b, x <= y, HashMap<u8, Vec<T>> and 1<2</c>");
+    assert_eq!(
+        args_json(&text)["c"],
+        json!("a < b, x <= y, HashMap<u8, Vec<T>> and 1<2")
+    );
+    let kinds = repairs(&text);
+    assert!(kinds.contains(&RepairKind::LiteralLessThan));
+    assert!(kinds.contains(&RepairKind::UnclosedTagAsText));
+}
+
+#[test]
+fn generic_type_opened_inside_text_is_text() {
+    let text = call("w", "<c>fn f() -> Vec<String> { todo!() }</c>");
+    assert_eq!(
+        args_json(&text)["c"],
+        json!("fn f() -> Vec<String> { todo!() }")
+    );
+    assert_eq!(repairs(&text), vec![RepairKind::UnclosedTagAsText]);
+}
+
+#[test]
+fn close_tag_followed_by_text_is_text() {
+    let text = call("w", "<content>Close with </content> and go on.</content>");
+    assert_eq!(
+        args_json(&text)["content"],
+        json!("Close with </content> and go on.")
+    );
+    assert_eq!(repairs(&text), vec![RepairKind::CloseTagAsText]);
+}
+
+#[test]
+fn stray_close_tag_inside_a_value_is_text() {
+    let text = call("w", "<c>use </div> here</c>");
+    assert_eq!(args_json(&text)["c"], json!("use </div> here"));
+}
+
+#[test]
+fn well_formed_mixed_content_is_not_repaired() {
+    // `<b>` opens after text, but closes properly: it stays an element, no repair.
+    let r = parse(&call("w", "<c>a <b>x</b> c</c>"));
+    assert!(r.errors().is_empty());
+    assert!(r.calls()[0].repairs.is_empty());
+}
+
+#[test]
+fn schema_string_keeps_inner_markup_verbatim() {
+    let text = call(
+        "w",
+        "<path>a.html</path><content><div class=\"x\"><p>Hi &amp; bye</p></div></content>",
+    );
+    let opts = with_schema(
+        "w",
+        json!({"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}}),
+    );
+    let r = assert_chunking_invariant(&text, &opts);
+    assert!(r.errors().is_empty(), "{:?}", r.errors());
+    let c = &r.calls()[0];
+    assert_eq!(
+        c.arguments["content"],
+        Value::String("<div class=\"x\"><p>Hi &amp; bye</p></div>".into())
+    );
+    assert_eq!(c.repairs[0].kind, RepairKind::MarkupAsString);
+}
+
+#[test]
+fn schema_types_override_inference() {
+    let text = call("r", "<path>007</path><line>007</line><flag>true</flag>");
+    let opts = with_schema(
+        "r",
+        json!({"type": "object", "properties": {"path": {"type": "string"},
+               "line": {"type": "integer"}, "flag": {"type": "string"}}}),
+    );
+    let r = assert_chunking_invariant(&text, &opts);
+    let a = &r.calls()[0].arguments;
+    assert_eq!(a["path"], Value::String("007".into()));
+    assert_eq!(a["line"], Value::Int(7));
+    assert_eq!(a["flag"], Value::String("true".into()));
+}
+
+#[test]
+fn schema_mismatch_is_an_error_naming_the_argument() {
+    let text = call("r", "<path>a</path><line>ten</line>");
+    let opts = with_schema(
+        "r",
+        json!({"type": "object", "properties": {"path": {"type": "string"}, "line": {"type": "integer"}}}),
+    );
+    let r = assert_chunking_invariant(&text, &opts);
+    let e = r.errors()[0];
+    assert_eq!(e.kind, ErrorKind::InvalidArgument);
+    assert!(e.message.contains("line"), "{}", e.message);
+    assert_eq!(e.line, 5);
+}
+
+#[test]
+fn encodings_are_recorded_per_argument() {
+    let r = parse(&call(
+        "w",
+        "<a>plain</a><b>x &amp; y</b><c><![CDATA[z]]></c><d><e>1</e></d>",
+    ));
+    let enc: Vec<_> = r.calls()[0].encodings.iter().map(|e| e.encoding).collect();
+    assert_eq!(
+        enc,
+        [
+            Encoding::Plain,
+            Encoding::EntityEscaped,
+            Encoding::Cdata,
+            Encoding::Structured
+        ]
+    );
+}
+
+#[test]
+fn one_bad_call_never_hides_the_good_ones() {
+    let text = format!(
+        "{}\n{}\n{}",
+        call("good1", "<a>1</a>"),
+        "<tool><tool_name>bad</tool_name><arguments><a>1</b></arguments></tool>",
+        call("good2", "<a>2</a>")
+    );
+    let r = parse(&text);
+    let names: Vec<_> = r.calls().iter().map(|c| c.tool_name.clone()).collect();
+    assert_eq!(names, ["good1", "good2"]);
+    let e = r.errors()[0];
+    assert_eq!(e.kind, ErrorKind::MismatchedTag);
+    assert_eq!(e.tool_name.as_deref(), Some("bad"));
+}
+
+#[test]
+fn unterminated_call_before_a_new_call() {
+    let text = format!(
+        "<tool><tool_name>bad</tool_name><arguments><a>1</a>\n{}",
+        call("good", "<a>2</a>")
+    );
+    let r = parse(&text);
+    assert_eq!(r.calls()[0].tool_name, "good");
+    let e = r.errors()[0];
+    assert_eq!(e.kind, ErrorKind::UnterminatedCall);
+    assert_eq!(e.partial, Some(json!({"a": 1})));
+}
+
+#[test]
+fn unterminated_call_at_the_end_carries_what_was_parsed() {
+    let r = parse("Sure.\n<tool><tool_name>w</tool_name><arguments><path>a</path><content>par");
+    let e = r.errors()[0];
+    assert_eq!(e.kind, ErrorKind::UnterminatedCall);
+    assert_eq!((e.line, e.column), (2, 1));
+    assert_eq!(e.partial, Some(json!({"path": "a"})));
+    assert_eq!(r.prose(), "Sure.\n");
+}
+
+#[test]
+fn missing_tool_name() {
+    let r = parse("<tool><arguments><a>1</a></arguments></tool>");
+    assert_eq!(r.errors()[0].kind, ErrorKind::MissingToolName);
+}
+
+#[test]
+fn structure_errors() {
+    for (text, kind) in [
+        (
+            "<tool><tool_name>a</tool_name><foo/></tool>",
+            ErrorKind::UnexpectedElement,
+        ),
+        (
+            "<tool><tool_name>a</tool_name><tool_name>b</tool_name></tool>",
+            ErrorKind::DuplicateElement,
+        ),
+        (
+            "<tool><tool_name>a</tool_name>junk</tool>",
+            ErrorKind::UnexpectedText,
+        ),
+        (
+            "<tool><tool_name>a<b/></tool_name></tool>",
+            ErrorKind::UnexpectedElement,
+        ),
+        (
+            "<tool><tool_name>a</tool_name><arguments><x>&#0;</x></arguments></tool>",
+            ErrorKind::InvalidCharacterReference,
+        ),
+        (
+            "<tool><tool_name>a</tool_name><arguments><!DOCTYPE x></arguments></tool>",
+            ErrorKind::ForbiddenMarkup,
+        ),
+        (
+            "<tool><tool_name>a</tool_name><arguments><!ENTITY x \"y\"></arguments></tool>",
+            ErrorKind::ForbiddenMarkup,
+        ),
+        (
+            "<tool><tool_name>a</tool_name><arguments><x><?php echo 1; ?></x></arguments></tool>",
+            ErrorKind::ForbiddenMarkup,
+        ),
+    ] {
+        let r = parse(text);
+        assert_eq!(r.errors().len(), 1, "{text}");
+        assert_eq!(r.errors()[0].kind, kind, "{text}");
+        assert!(r.calls().is_empty());
+    }
+}
+
+#[test]
+fn fenced_calls_are_calls_by_default_and_ignored_on_request() {
+    let text = format!(
+        "Example:\n```xml\n{}\n```\nReal:\n{}",
+        call("example", ""),
+        call("real", "")
+    );
+    assert_eq!(parse(&text).calls().len(), 2);
+    let opts = ParseOptions {
+        ignore_fenced_calls: true,
+        ..ParseOptions::default()
+    };
+    let r = assert_chunking_invariant(&text, &opts);
+    let names: Vec<_> = r.calls().iter().map(|c| c.tool_name.clone()).collect();
+    assert_eq!(names, ["real"]);
+    assert!(r.prose().contains("<tool_name>example</tool_name>"));
+}
+
+#[test]
+fn deep_nesting_hits_the_depth_limit_without_overflow() {
+    let depth = 200_000;
+    let text = format!(
+        "<tool><tool_name>x</tool_name><arguments>{}{}</arguments></tool>after",
+        "<a>".repeat(depth),
+        "</a>".repeat(depth)
+    );
+    let r = toolcall_parser::parse(&text);
+    assert_eq!(r.errors()[0].kind, ErrorKind::LimitExceeded);
+    assert_eq!(r.prose(), "after");
+}
+
+#[test]
+fn many_openers_without_closer_end_in_bounded_errors() {
+    let text = "<tool>".repeat(2_000_000); // 12 MB
+    let r = toolcall_parser::parse(&text);
+    assert!(r.calls().is_empty());
+    let limits = Limits::default();
+    assert!(
+        r.errors().len() <= limits.max_calls + 1,
+        "{}",
+        r.errors().len()
+    );
+}
+
+#[test]
+fn call_limit_leaves_later_calls_as_prose() {
+    let one = call("t", "<a>1</a>");
+    let text = [one.as_str(); 5].join("\n");
+    let opts = ParseOptions {
+        limits: Limits {
+            max_calls: 3,
+            ..Limits::default()
+        },
+        ..ParseOptions::default()
+    };
+    let r = assert_chunking_invariant(&text, &opts);
+    assert_eq!(r.calls().len(), 3);
+    assert_eq!(r.errors()[0].kind, ErrorKind::LimitExceeded);
+    assert!(r.prose().contains("<tool_name>t</tool_name>"));
+}
+
+#[test]
+fn argument_and_input_limits() {
+    let text = call("t", &format!("<a>{}</a>", "x".repeat(1000)));
+    let opts = ParseOptions {
+        limits: Limits {
+            max_argument_bytes: 100,
+            ..Limits::default()
+        },
+        ..ParseOptions::default()
+    };
+    let r = assert_chunking_invariant(&text, &opts);
+    assert_eq!(r.errors()[0].kind, ErrorKind::LimitExceeded);
+    let opts = ParseOptions {
+        limits: Limits {
+            max_input_bytes: 10,
+            ..Limits::default()
+        },
+        ..ParseOptions::default()
+    };
+    let r = toolcall_parser::parse_with("hello world, this is long", &opts);
+    assert_eq!(r.prose(), "hello worl");
+    assert_eq!(r.errors()[0].kind, ErrorKind::LimitExceeded);
+}
+
+#[test]
+fn stream_events_arrive_early_and_deltas_concatenate() {
+    let text = format!(
+        "Writing.\n{}",
+        call("w", "<content>line one\nline two</content>")
+    );
+    let events = stream_events(&text, &ParseOptions::default(), 5);
+    let started = events
+        .iter()
+        .position(|e| matches!(e, StreamEvent::CallStarted { .. }))
+        .unwrap();
+    let named = events
+        .iter()
+        .position(|e| matches!(e, StreamEvent::ToolName { .. }))
+        .unwrap();
+    let finished = events
+        .iter()
+        .position(|e| matches!(e, StreamEvent::CallFinished { .. }))
+        .unwrap();
+    assert!(started < named && named < finished);
+    let deltas: String = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::ArgumentDelta { argument, text, .. } if argument == "content" => {
+                Some(text.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(deltas, "line one\nline two");
+    assert!(
+        events
+            .iter()
+            .filter(|e| matches!(e, StreamEvent::ArgumentDelta { .. }))
+            .count()
+            > 2
+    );
+}
+
+#[test]
+fn prose_is_held_back_only_while_it_could_begin_a_call() {
+    let mut p = toolcall_parser::StreamParser::new();
+    let e = p.feed("Hello <to");
+    assert_eq!(
+        e,
+        vec![StreamEvent::Prose {
+            text: "Hello ".into()
+        }]
+    );
+    let e = p.feed("ol-less");
+    assert_eq!(
+        e,
+        vec![StreamEvent::Prose {
+            text: "<tool-less".into()
+        }]
+    );
+}
+
+#[test]
+fn feedback_says_where_and_how_to_fix() {
+    let r = parse("<tool><tool_name>w</tool_name><arguments><c>a</c></tool>");
+    let e = r.errors()[0];
+    let f = e.feedback();
+    assert!(f.contains("line 1, column"), "{f}");
+    assert!(
+        f.contains("&amp;") && f.contains("CDATA") && f.contains("]]>"),
+        "{f}"
+    );
+}
+
+#[test]
+fn to_xml_round_trips() {
+    let text = call(
+        "apply_diff",
+        "<path>src/app.ts</path><edits><edit><search>a &lt; b</search><replace>a &gt; b</replace></edit>\
+         <edit><search><![CDATA[  x\n]]></search><replace>y</replace></edit></edits><n>3</n><f>1.5</f>",
+    );
+    let c = parse(&text).calls()[0].clone();
+    let again = parse(&c.to_xml().unwrap());
+    assert_eq!(again.calls()[0].arguments, c.arguments);
+    assert_eq!(again.calls()[0].tool_name, c.tool_name);
+}
