@@ -6,7 +6,7 @@
 //! - [`schema`]: reading the raw tree through a tool's JSON Schema
 //!   ([`schema::coerce_arguments`]), so that `007` stays a string when the schema says so.
 //! - [`decode()`]: typed decoding of the raw tree, driven by the target type.
-//! - [`write`]: the writer, values back to argument elements.
+//! - [`write`](mod@write): the writer, values back to argument elements.
 //!
 //! ```
 //! use arg_types::{tree::arguments_from_element, write::write_arguments, Map, Value};

@@ -325,7 +325,9 @@ impl<'a> Coercer<'a> {
             self.fail(path, &describe_types(&types), &found(els), "");
             return None;
         }
-        let single = els[0];
+        let [single] = els else {
+            return None;
+        };
         let mut failures = Vec::new();
         for t in &types {
             match self.attempt(|c| c.one(single, t, &schema, path)) {
@@ -828,7 +830,7 @@ fn found(els: &[&Element]) -> String {
                 }
             }
         }
-        many => format!("{} <{}> elements", many.len(), many[0].name),
+        [first, ..] => format!("{} <{}> elements", els.len(), first.name),
     }
 }
 

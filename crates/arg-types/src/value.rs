@@ -7,7 +7,7 @@
 //! documented edges:
 //!
 //! - Non-finite floats have no JSON number. They become the JSON **strings** `"NaN"`, `"+Inf"`
-//!   and `"-Inf"` (both in [`From<Value> for serde_json::Value`](#impl-From<Value>-for-Value) and
+//!   and `"-Inf"` (both in `From<Value> for serde_json::Value` and
 //!   in [`Serialize`]). Reading JSON back does not turn those strings into floats: a string is a
 //!   string.
 //! - A JSON integer that fits `i64` becomes [`Value::Int`]; a larger one (`u64` beyond

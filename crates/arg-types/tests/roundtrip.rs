@@ -194,6 +194,17 @@ proptest! {
     }
 
     #[test]
+    fn coercion_never_panics_on_odd_schemas(args in arb_args(), junk in arb_value(), other in arb_args()) {
+        let xml = document(&args);
+        let tree = parse(&xml);
+        // A schema of arbitrary JSON, and a real schema for other arguments.
+        for schema in [Json::from(junk), object_schema(&other)] {
+            let _ = coerce_arguments(&tree, &schema, Some(&xml));
+            let _ = arg_types::schema::coerce_element(&tree, &schema, None);
+        }
+    }
+
+    #[test]
     fn inference_never_panics(s in any::<String>()) {
         let v = infer_scalar(&s);
         if let Value::String(t) = v {
