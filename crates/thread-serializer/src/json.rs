@@ -225,30 +225,60 @@ fn write_number<W: Write + ?Sized>(n: &Number, out: &mut W) -> fmt::Result {
 /// Writes `s` as a JSON string literal, escaping as `JSON.stringify` does (plus U+FFFE/U+FFFF).
 fn write_string<W: Write + ?Sized>(s: &str, out: &mut W) -> fmt::Result {
     out.write_char('"')?;
+    let bytes = s.as_bytes();
     let mut run_start = 0;
-    for (i, c) in s.char_indices() {
-        let short = match c {
-            '"' => "\\\"",
-            '\\' => "\\\\",
-            '\u{8}' => "\\b",
-            '\u{c}' => "\\f",
-            '\n' => "\\n",
-            '\r' => "\\r",
-            '\t' => "\\t",
-            '\u{0}'..='\u{1f}' | '\u{fffe}' | '\u{ffff}' => "",
-            _ => continue,
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if !NEEDS_JSON_ESCAPE[usize::from(b)] {
+            i += 1;
+            continue;
+        }
+        // 0xEF also starts many ordinary characters; only EF BF BE / EF BF BF are escaped.
+        let (escape, len): (&str, usize) = match b {
+            b'"' => ("\\\"", 1),
+            b'\\' => ("\\\\", 1),
+            0x08 => ("\\b", 1),
+            0x0C => ("\\f", 1),
+            b'\n' => ("\\n", 1),
+            b'\r' => ("\\r", 1),
+            b'\t' => ("\\t", 1),
+            0xEF => match bytes.get(i + 1..i + 3) {
+                Some([0xBF, 0xBE]) => ("\\ufffe", 3),
+                Some([0xBF, 0xBF]) => ("\\uffff", 3),
+                _ => {
+                    i += 1;
+                    continue;
+                }
+            },
+            _ => ("", 1),
         };
         out.write_str(&s[run_start..i])?;
-        if short.is_empty() {
-            write!(out, "\\u{:04x}", u32::from(c))?;
+        if escape.is_empty() {
+            write!(out, "\\u{b:04x}")?;
         } else {
-            out.write_str(short)?;
+            out.write_str(escape)?;
         }
-        run_start = i + c.len_utf8();
+        i += len;
+        run_start = i;
     }
     out.write_str(&s[run_start..])?;
     out.write_char('"')
 }
+
+/// The bytes [`write_string`] must look at: controls, `"`, `\`, and 0xEF (U+FFFE/U+FFFF).
+static NEEDS_JSON_ESCAPE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = true;
+        b += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t[0xEF] = true;
+    t
+};
 
 fn write_object<W: Write + ?Sized>(map: &Map<String, Value>, out: &mut W) -> fmt::Result {
     out.write_char('{')?;
@@ -436,6 +466,11 @@ mod tests {
         assert_eq!(
             to_json_string(&json!("a\u{fffe}b\u{ffff}")),
             r#""a\ufffeb\uffff""#
+        );
+        // Other characters encoded from 0xEF stay as they are.
+        assert_eq!(
+            to_json_string(&json!("\u{fffd}\u{f000}\u{fefe}")),
+            "\"\u{fffd}\u{f000}\u{fefe}\""
         );
         let back: Value = serde_json::from_str(r#""a\ufffeb\uffff""#).unwrap();
         assert_eq!(back, json!("a\u{fffe}b\u{ffff}"));

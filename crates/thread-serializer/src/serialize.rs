@@ -260,7 +260,6 @@ impl<W: io::Write + ?Sized> Write for IoAdapter<'_, W> {
 /// so that the buffer is allocated once in the common case.
 fn estimated_len(events: &[AgentEvent], options: &SerializerOptions) -> usize {
     const PER_EVENT: usize = 64;
-    const JSON_GUESS: usize = 64;
     let bodies: usize = events
         .iter()
         .map(|e| {
@@ -275,8 +274,10 @@ fn estimated_len(events: &[AgentEvent], options: &SerializerOptions) -> usize {
                     result: serde_json::Value::String(t),
                     ..
                 } => t.len(),
-                AgentEvent::ToolCall { tool_name, .. } => tool_name.len() + JSON_GUESS,
-                AgentEvent::ToolResult { .. } => JSON_GUESS,
+                AgentEvent::ToolCall {
+                    tool_name, args: v, ..
+                } => tool_name.len() + json_len_guess(v, 0),
+                AgentEvent::ToolResult { result: v, .. } => json_len_guess(v, 0),
             };
             // Room for a few escapes.
             PER_EVENT + body + body / 16
@@ -287,4 +288,24 @@ fn estimated_len(events: &[AgentEvent], options: &SerializerOptions) -> usize {
         .as_deref()
         .map_or(0, |p| p.len() + 1);
     bodies.saturating_add(prefix).saturating_add(20)
+}
+
+/// Roughly how long a JSON value's text is, with `&quot;` for its quotes; shallow levels only.
+fn json_len_guess(value: &serde_json::Value, depth: usize) -> usize {
+    use serde_json::Value;
+    const QUOTES: usize = 2 * "&quot;".len();
+    match value {
+        Value::Null | Value::Bool(_) => 5,
+        Value::Number(_) => 8,
+        Value::String(s) => s.len() + QUOTES,
+        _ if depth >= 4 => 64,
+        Value::Array(items) => items
+            .iter()
+            .map(|v| json_len_guess(v, depth + 1) + 1)
+            .fold(2, usize::saturating_add),
+        Value::Object(map) => map
+            .iter()
+            .map(|(k, v)| k.len() + QUOTES + 2 + json_len_guess(v, depth + 1))
+            .fold(2, usize::saturating_add),
+    }
 }
