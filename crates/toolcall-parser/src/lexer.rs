@@ -138,7 +138,8 @@ impl Lexer {
             return Some((Lexeme::CDataEnd, 3));
         }
         if rest[0] == b'\r' {
-            return newline(bytes, pos, is_final);
+            // A line end inside CDATA is CDATA.
+            return newline(bytes, pos, is_final).map(|(_, n)| (Lexeme::CData("\n"), n));
         }
         let end = match self.cdata_end.find(rest) {
             Some(i) => pos + i,

@@ -2,5 +2,6 @@
 
 pub(crate) mod parse;
 pub(crate) mod prompt;
+pub(crate) mod shared;
 pub(crate) mod stream;
 pub(crate) mod thread;

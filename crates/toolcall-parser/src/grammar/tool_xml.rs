@@ -833,10 +833,17 @@ impl ToolXml {
                             (true, true) => Encoding::Mixed,
                         }
                     };
-                    call.encodings.push(ArgumentEncoding {
-                        argument: frame.element.name.clone(),
-                        encoding,
-                    });
+                    // One entry per argument: a repeated (array) argument keeps its first.
+                    if !call
+                        .encodings
+                        .iter()
+                        .any(|e| e.argument == frame.element.name)
+                    {
+                        call.encodings.push(ArgumentEncoding {
+                            argument: frame.element.name.clone(),
+                            encoding,
+                        });
+                    }
                 }
                 call.top()
                     .element
@@ -1077,7 +1084,7 @@ impl ToolXml {
         loop {
             let rel = self.pos - base;
             let Some((lexeme, n)) = self.lexer.next(w, rel, base, is_final) else {
-                complete_snippet(w, base, &mut call, None);
+                complete_snippet(w, base, &mut call, self.pos, None);
                 self.call = Some(call);
                 return Flow::Stop;
             };
@@ -1210,7 +1217,7 @@ impl ToolXml {
         out: &mut Vec<StreamEvent>,
     ) {
         self.flush_delta_call(&mut call, out);
-        complete_snippet(w, base, &mut call, Some(end));
+        complete_snippet(w, base, &mut call, end, Some(end));
         let index = call.index;
         let result = match call.error.take() {
             Some(e) => Err(e),
@@ -1318,11 +1325,12 @@ impl ToolXml {
     }
 }
 
-/// Fills in the snippet of the call's error when its text is all in the window: 60 characters,
-/// or up to `end` (the call's end), whichever comes first.
-fn complete_snippet(w: &str, base: usize, call: &mut CallState, end: Option<usize>) {
+/// Fills in the snippet of the call's error once its text is read: 60 characters, or up to the
+/// call's `end`, whichever comes first. Only text already lexed (before `pos`) counts: text
+/// beyond it may still turn out to follow the call's end.
+fn complete_snippet(w: &str, base: usize, call: &mut CallState, pos: usize, end: Option<usize>) {
     let Some(at) = call.snippet_at else { return };
-    let available = &w[at - base..end.map_or(w.len(), |e| e - base)];
+    let available = &w[at - base..end.unwrap_or(pos) - base];
     if end.is_some() || available.chars().nth(crate::error::SNIPPET_CHARS).is_some() {
         if let Some(e) = call.error.as_mut() {
             e.snippet = crate::error::snippet(available);

@@ -1,0 +1,247 @@
+//! The parser's invariants, stated as properties:
+//! - any chunking of any input gives the one-shot calls, errors and prose;
+//! - no input panics;
+//! - `ToolCall::to_xml` round-trips;
+//! - on well-formed calls our arguments equal those of xml-rs's tree, with no repair.
+
+mod common;
+
+use arg_types::{Map, Value};
+use common::parse_chunked;
+use proptest::prelude::*;
+use toolcall_parser::{ParseOptions, parse, parse_with};
+use xml_fallback::escape::Escaper;
+
+/// Fragments that reach the grammar's deep states when concatenated.
+const VOCABULARY: &[&str] = &[
+    "<tool>",
+    "</tool>",
+    "<tool_name>",
+    "</tool_name>",
+    "t",
+    "<server_name>",
+    "</server_name>",
+    "<arguments>",
+    "</arguments>",
+    "<a>",
+    "</a>",
+    "<b>",
+    "</b>",
+    "<a/>",
+    "<![CDATA[",
+    "]]>",
+    "]",
+    "&amp;",
+    "&",
+    "&lt;",
+    "&#x3C;",
+    "&#60;",
+    "&#0;",
+    "&am",
+    "<",
+    ">",
+    "{",
+    "}",
+    "\"",
+    "\\",
+    "\r\n",
+    "\r",
+    "\n",
+    " ",
+    "x",
+    "é",
+    "🦀",
+    "<!--",
+    "-->",
+    "<?x?>",
+    "<!DOCTYPE x>",
+    "```\n",
+    "~~~\n",
+    "{\"tool_name\":\"j\",\"arguments\":{\"k\":[1,\"</tool>\"]}}",
+    "<toolbox>",
+    "<tool >",
+    "</content> more",
+    "Vec<T>",
+    "a < b",
+    "='",
+    "<a x=\"1\">",
+];
+
+fn soup() -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(VOCABULARY), 0..40).prop_map(|v| v.concat())
+}
+
+/// Splits `text` at the given fractions (character boundaries), feeds the pieces.
+fn parse_split(text: &str, cuts: &[usize], options: &ParseOptions) -> toolcall_parser::ParseResult {
+    let mut points: Vec<usize> = cuts
+        .iter()
+        .map(|&c| {
+            let mut p = c % (text.len() + 1);
+            while !text.is_char_boundary(p) {
+                p -= 1;
+            }
+            p
+        })
+        .collect();
+    points.sort_unstable();
+    let mut parser = toolcall_parser::StreamParser::with_options(options.clone());
+    let mut events = Vec::new();
+    let mut last = 0;
+    for p in points.into_iter().chain([text.len()]) {
+        events.extend(parser.feed(&text[last..p]));
+        last = p;
+    }
+    events.extend(parser.finish());
+    toolcall_parser::ParseResult::from_events(events)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_chunking_equals_one_shot(text in soup(), cuts in prop::collection::vec(any::<usize>(), 0..12)) {
+        let options = ParseOptions::default();
+        let whole = parse(&text);
+        prop_assert_eq!(&parse_split(&text, &cuts, &options), &whole);
+        prop_assert_eq!(&parse_chunked(&text, &options, 1), &whole);
+        let fenced = ParseOptions { ignore_fenced_calls: true, ..ParseOptions::default() };
+        prop_assert_eq!(parse_split(&text, &cuts, &fenced), parse_with(&text, &fenced));
+    }
+
+    #[test]
+    fn prose_is_never_lost(text in soup()) {
+        // Every byte is prose, or inside a call's span, or inside an error; prose is verbatim.
+        let r = parse(&text);
+        let calls: usize = r.calls().iter().map(|c| c.span.len()).sum();
+        prop_assert!(r.prose().len() + calls <= text.len());
+        if r.calls().is_empty() && r.errors().is_empty() {
+            prop_assert_eq!(r.prose(), text);
+        }
+    }
+
+    #[test]
+    fn no_input_panics(text in any::<String>()) {
+        let _ = parse(&text);
+        let _ = parse_chunked(&text, &ParseOptions::default(), 3);
+    }
+}
+
+/// Argument names that are XML names and not the format's own.
+fn name() -> impl Strategy<Value = String> {
+    "[a-z][a-z0-9_]{0,6}".prop_filter("not a format name", |n| {
+        !matches!(
+            n.as_str(),
+            "tool" | "arguments" | "tool_name" | "server_name"
+        )
+    })
+}
+
+/// Values that round-trip through the writer without a schema (docs/FORMAT.md §5).
+fn value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::Int),
+        (-1e12f64..1e12).prop_map(Value::Float),
+        "[^\u{0}-\u{8}\u{b}\u{c}\u{e}-\u{1f}\u{fffe}\u{ffff}]{0,40}".prop_map(Value::String),
+    ];
+    // Arrays of two or more items, none of them an array: one-item arrays, empty arrays and
+    // nested arrays need a schema to come back as arrays.
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        let object = |inner| {
+            prop::collection::vec((name(), inner), 1..4)
+                .prop_map(|kv| Value::Object(kv.into_iter().collect::<Map>()))
+        };
+        let item = prop_oneof![
+            inner
+                .clone()
+                .prop_filter("no nested arrays", |v| !matches!(v, Value::Array(_))),
+            object(inner.clone()),
+        ];
+        prop_oneof![
+            prop::collection::vec(item, 2..4).prop_map(Value::Array),
+            object(inner)
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn to_xml_round_trips(args in prop::collection::vec((name(), value()), 0..5)) {
+        let args: Map = args.into_iter().collect();
+        let call = toolcall_parser::ToolCall {
+            server_name: "local".into(),
+            tool_name: "t".into(),
+            arguments: args.clone(),
+            repairs: vec![],
+            encodings: vec![],
+            legacy_json: false,
+            span: 0..0,
+        };
+        let xml = call.to_xml().unwrap();
+        let r = parse(&xml);
+        prop_assert!(r.errors().is_empty(), "{:?}\n{}", r.errors(), xml);
+        prop_assert_eq!(&r.calls()[0].arguments, &args, "{}", xml);
+        prop_assert!(r.calls()[0].repairs.is_empty());
+    }
+
+    #[test]
+    fn agrees_with_xml_rs_on_well_formed_calls(doc in well_formed_call()) {
+        let ours = parse(&doc);
+        prop_assert!(ours.errors().is_empty(), "{:?}\n{}", ours.errors(), doc);
+        prop_assert!(ours.calls()[0].repairs.is_empty(), "{:?}", ours.calls()[0].repairs);
+        let tree = xml_fallback::parse_strict(&doc, &xml_fallback::Limits::default())
+            .expect("the generator writes well-formed XML");
+        let args = tree.child("arguments").cloned().unwrap_or_default();
+        prop_assert_eq!(&ours.calls()[0].arguments, &arg_types::tree::arguments_from_element(&args));
+        let tool_name = xml_fallback::text::element_value(tree.child("tool_name").unwrap());
+        prop_assert_eq!(ours.calls()[0].tool_name.as_str(), tool_name.as_ref());
+    }
+}
+
+/// Text with the characters that need escaping, line ends, and some Unicode.
+fn raw_text() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop::sample::select(
+            &[
+                "a", "Z", "0", "7", " ", "  ", "\n", "\r\n", "\t", "&", "<", ">", "\"", "'", "]]",
+                "é", "🦀", "true", "-1.5", "null", ";",
+            ][..],
+        ),
+        0..12,
+    )
+    .prop_map(|v| v.concat())
+}
+
+/// One argument element, written the way a model would: escaped text, CDATA, or children.
+fn element(depth: u32) -> BoxedStrategy<String> {
+    let leaf = (name(), raw_text(), any::<bool>()).prop_map(|(n, text, cdata)| {
+        if cdata && !text.contains("]]>") {
+            format!("<{n}><![CDATA[{text}]]></{n}>")
+        } else {
+            format!("<{n}>{}</{n}>", Escaper::TEXT.escape(&text))
+        }
+    });
+    if depth == 0 {
+        return leaf.boxed();
+    }
+    prop_oneof![
+        3 => leaf,
+        1 => (name(), prop::collection::vec(element(depth - 1), 1..4), "[ \n]{0,3}")
+            .prop_map(|(n, kids, ws)| format!("<{n}>{ws}{}{ws}</{n}>", kids.join(&ws))),
+    ]
+    .boxed()
+}
+
+fn well_formed_call() -> impl Strategy<Value = String> {
+    ("[a-z_]{1,10}", prop::collection::vec(element(2), 0..5), "[ \n]{0,2}").prop_map(
+        |(tool, args, ws)| {
+            format!(
+                "<tool>{ws}<tool_name>{tool}</tool_name>{ws}<arguments>{ws}{}{ws}</arguments>{ws}</tool>",
+                args.join(&ws)
+            )
+        },
+    )
+}
