@@ -5,9 +5,16 @@
 //! ampersands and tries once more, reporting which repairs it made and, when even the retry fails,
 //! the *first* error at its position in the original text.
 //!
+//! - [`escape_unescaped_ampersands`]: the repair itself, a one-pass `memchr` scan.
+//! - [`parse_document`] / [`parse_document_with`]: strict parse into an [`Element`] tree, with the
+//!   repair as fallback; [`Parsed`] lists the [`Repair`]s. [`parse_strict`] is the parse alone.
+//! - [`from_str_with_fallback`]: typed decoding of a whole document through serde, with the same
+//!   fallback; [`from_element`] decodes any element of a tree ([`de`] has the rules).
+//! - DOCTYPE declarations are refused and input size and nesting depth are bounded ([`Limits`]).
+//!
 //! It also holds what the rest of the workspace shares about XML: the one definition of a valid
-//! reference ([`reference`]), the one escaping routine ([`escape`]), the element tree
-//! ([`tree`]) and positions ([`position`]).
+//! reference ([`reference`](mod@reference)), the one escaping routine ([`escape`]), the
+//! value-text rules ([`text`]), the element tree ([`tree`]) and positions ([`position`]).
 //!
 //! ```
 //! use xml_fallback::reference::starts_valid_reference;
@@ -16,6 +23,12 @@
 //! assert!(starts_valid_reference("&amp; b"));
 //! assert!(!starts_valid_reference("&& b"));
 //! assert_eq!(escape_text("a && b"), "a &amp;&amp; b");
+//!
+//! #[derive(serde::Deserialize)]
+//! struct Args { pattern: String }
+//! let args: Args = xml_fallback::from_str_with_fallback(
+//!     "<arguments><pattern>a && b</pattern></arguments>").unwrap();
+//! assert_eq!(args.pattern, "a && b");
 //! ```
 
 #![forbid(unsafe_code)]

@@ -52,6 +52,73 @@ pub const NAMED_ENTITIES: [(&str, char); 5] = [
 /// ```
 pub fn match_reference(s: &[u8]) -> RefMatch {
     debug_assert_eq!(s.first(), Some(&b'&'));
+    // The whole input is at hand, so decide in place rather than byte by byte through
+    // `ReferenceMatcher`; `one_shot_agrees_with_the_incremental_matcher` checks they agree.
+    let rest = s.get(1..).unwrap_or_default();
+    match rest.first() {
+        None => RefMatch::Incomplete,
+        Some(b'#') => match_numeric(&rest[1..]),
+        Some(_) => match_named(rest),
+    }
+}
+
+/// After `&`: one of the five names and `;`.
+fn match_named(rest: &[u8]) -> RefMatch {
+    // The first letters of the five names; most bare `&` (`&&`, `& `, `&b=`) stop here.
+    if !matches!(rest.first(), Some(b'a' | b'l' | b'g' | b'q')) {
+        return RefMatch::Bare;
+    }
+    for (name, c) in NAMED_ENTITIES {
+        let name = name.as_bytes();
+        if rest.len() <= name.len() {
+            if name.starts_with(rest) {
+                return RefMatch::Incomplete;
+            }
+        } else if rest.starts_with(name) {
+            // No name is a prefix of another, so this is the only candidate.
+            return if rest[name.len()] == b';' {
+                RefMatch::Valid {
+                    len: name.len() + 2,
+                    code_point: c as u32,
+                }
+            } else {
+                RefMatch::Bare
+            };
+        }
+    }
+    RefMatch::Bare
+}
+
+/// After `&#`: decimal digits, or `x` and hex digits, then `;`.
+fn match_numeric(rest: &[u8]) -> RefMatch {
+    let (digits, radix, prefix) = match rest.first() {
+        None => return RefMatch::Incomplete,
+        Some(b'x') => (&rest[1..], 16, 3),
+        Some(b'0'..=b'9') => (rest, 10, 2),
+        Some(_) => return RefMatch::Bare,
+    };
+    let mut value: u32 = 0;
+    for (i, &b) in digits.iter().enumerate() {
+        let digit = match b {
+            b'0'..=b'9' => u32::from(b - b'0'),
+            b'a'..=b'f' if radix == 16 => u32::from(b - b'a' + 10),
+            b'A'..=b'F' if radix == 16 => u32::from(b - b'A' + 10),
+            b';' if i > 0 => {
+                return RefMatch::Valid {
+                    len: prefix + i + 1,
+                    code_point: value,
+                };
+            }
+            _ => return RefMatch::Bare,
+        };
+        value = value.saturating_mul(radix).saturating_add(digit);
+    }
+    RefMatch::Incomplete
+}
+
+/// [`match_reference`] through the incremental matcher (the reference implementation).
+#[cfg(test)]
+fn match_reference_incremental(s: &[u8]) -> RefMatch {
     let mut matcher = ReferenceMatcher::new();
     for (i, &b) in s.iter().enumerate().skip(1) {
         match matcher.push(b) {
@@ -291,6 +358,42 @@ mod tests {
         assert_eq!(match_reference(b"&apo"), RefMatch::Incomplete);
         assert_eq!(match_reference(b"&#12"), RefMatch::Incomplete);
         assert_eq!(match_reference(b"&"), RefMatch::Incomplete);
+    }
+
+    #[test]
+    fn one_shot_agrees_with_the_incremental_matcher() {
+        // Every string of up to five bytes after `&` (enough for `&quot;` and `&#x0f;`) over an
+        // alphabet that reaches every state, plus long numbers (saturation) and non-ASCII.
+        let alphabet = b"amplgtquos#x09fF;&";
+        let mut inputs: Vec<Vec<u8>> = vec![b"&".to_vec()];
+        let mut frontier = inputs.clone();
+        for _ in 0..5 {
+            let mut next = Vec::new();
+            for s in &frontier {
+                for &b in alphabet.iter() {
+                    let mut t = s.clone();
+                    t.push(b);
+                    next.push(t);
+                }
+            }
+            inputs.extend(next.iter().cloned());
+            frontier = next;
+        }
+        inputs.push(b"&#99999999999999999999;".to_vec());
+        inputs.push(b"&#xFFFFFFFFFFFFFFFFFFFF;".to_vec());
+        inputs.push("&#x3é;".as_bytes().to_vec());
+        assert_eq!(
+            inputs.len(),
+            (0..=5).map(|k| 18usize.pow(k)).sum::<usize>() + 3
+        );
+        for s in &inputs {
+            assert_eq!(
+                match_reference(s),
+                match_reference_incremental(s),
+                "{:?}",
+                String::from_utf8_lossy(s)
+            );
+        }
     }
 
     #[test]
