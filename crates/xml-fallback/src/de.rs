@@ -12,7 +12,7 @@
 //!   only its blank first and last lines, CDATA byte for byte. So `007` stays `007` and indented
 //!   code keeps its indentation.
 //! - **Numbers and `bool`** are parsed from the trimmed value; `bool` accepts `true`, `false`,
-//!   `1`, `0`. A mismatch is an error naming the path (`edits[1].line: expected u32, found `x``).
+//!   `1`, `0`. A mismatch is an error naming the path (``edits[1].line: expected u32, found `x` ``).
 //! - **`Option<T>`**: a missing element is `None`, a present one is `Some`, even when empty.
 //! - **`Vec<T>`, tuples** are [`array_items`] over *all* siblings of the field's name, wherever
 //!   they are (so repeated tags interleaved with other tags are one list), and a single wrapper

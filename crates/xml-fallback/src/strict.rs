@@ -5,6 +5,9 @@
 //! into text. Comments and processing instructions are skipped. A `<!DOCTYPE …>` (and with it
 //! any entity declaration) is an error. The document is read as UTF-8 whatever its XML
 //! declaration says, since it arrives as a `&str`. xml-rs normalizes CR LF and lone CR to LF.
+//!
+//! [`Element::content_span`] is left `None`: xml-rs reports event positions that are not reliable
+//! enough to cut the source with.
 
 use crate::error::{XmlError, XmlErrorKind};
 use crate::limits::Limits;
@@ -282,6 +285,13 @@ mod tests {
         assert_eq!(root.name, "x:a");
         assert_eq!(root.attribute("x:k"), Some("1"));
         assert_eq!(root.child_elements().next().unwrap().name, "x:b");
+        assert_eq!(
+            root.attributes.len(),
+            1,
+            "xmlns declarations are not attributes"
+        );
+        let e = parse("<y:a/>").unwrap_err();
+        assert_eq!(e.kind, XmlErrorKind::Syntax, "unbound prefix: {e}");
     }
 
     #[test]
