@@ -1023,9 +1023,14 @@ impl ToolXml {
                     return Flow::Again;
                 }
             },
-            _ => {
+            other => {
+                // At the first non-blank character: a text lexeme's start depends on chunks.
+                let skip = match other {
+                    Lexeme::Text(t) => t.bytes().take_while(|b| b" \t\n\r".contains(b)).count(),
+                    _ => 0,
+                };
                 let msg = "only </tool> may follow the JSON object of a call".to_string();
-                self.fail(w, base, &mut call, ErrorKind::UnexpectedText, msg, at);
+                self.fail(w, base, &mut call, ErrorKind::UnexpectedText, msg, at + skip);
             }
         }
         self.put_back(call);
