@@ -71,6 +71,91 @@ pub fn arguments_from_element_in(args: &Element, source: Option<&str>) -> Map {
     members(args, source)
 }
 
+/// [`arguments_from_element_in`], consuming the tree: strings move into the values instead of
+/// being copied, which matters for a file's content of several megabytes.
+///
+/// ```
+/// use arg_types::tree::{arguments_from_element, arguments_from_element_owned};
+/// use xml_fallback::tree::{Element, Node};
+/// let mut args = Element::new("arguments");
+/// args.children.push(Node::Element(Element::with_text("content", "\n  code\n")));
+/// args.children.push(Node::Element(Element::with_text("n", "7")));
+/// let blind = arguments_from_element(&args);
+/// assert_eq!(arguments_from_element_owned(args, None), blind);
+/// ```
+pub fn arguments_from_element_owned(args: Element, source: Option<&str>) -> Map {
+    members_owned(args, source)
+}
+
+fn value_from_element_owned(e: Element, source: Option<&str>) -> Value {
+    if !e.has_child_elements() {
+        return leaf_value_owned(e);
+    }
+    if is_mixed(&e) {
+        return Value::String(inner_markup(&e, source));
+    }
+    Value::Object(members_owned(e, source))
+}
+
+fn members_owned(e: Element, source: Option<&str>) -> Map {
+    // Grouped by name in order of first appearance; a map keeps this linear in the children.
+    let mut groups: indexmap::IndexMap<String, Vec<Element>> = indexmap::IndexMap::new();
+    for n in e.children {
+        if let Node::Element(c) = n {
+            match groups.get_mut(&c.name) {
+                Some(v) => v.push(c),
+                None => {
+                    groups.insert(c.name.clone(), vec![c]);
+                }
+            }
+        }
+    }
+    let mut m = Map::with_capacity(groups.len());
+    for (name, mut siblings) in groups {
+        let v = if siblings.len() == 1 {
+            value_from_element_owned(siblings.pop().expect("one sibling"), source)
+        } else {
+            Value::Array(
+                siblings
+                    .into_iter()
+                    .map(|c| value_from_element_owned(c, source))
+                    .collect(),
+            )
+        };
+        m.insert(name, v);
+    }
+    m
+}
+
+fn leaf_value_owned(mut e: Element) -> Value {
+    let has_cdata = e.has_cdata();
+    let text = take_value_text(&mut e);
+    if has_cdata {
+        return Value::String(text);
+    }
+    match infer_scalar(trim_xml(&text)) {
+        Value::String(_) => Value::String(text),
+        other => other,
+    }
+}
+
+/// The value text of a leaf, moved out of its one text node when it has only one.
+fn take_value_text(e: &mut Element) -> String {
+    match e.children.as_mut_slice() {
+        [Node::CData(s)] => std::mem::take(s),
+        [Node::Text(s)] => {
+            let kept = text_value(s);
+            let start = kept.as_ptr() as usize - s.as_ptr() as usize;
+            let end = start + kept.len();
+            let mut owned = std::mem::take(s);
+            owned.truncate(end);
+            owned.drain(..start);
+            owned
+        }
+        _ => element_value(e).into_owned(),
+    }
+}
+
 fn leaf_value(e: &Element) -> Value {
     let text = element_value(e);
     if e.has_cdata() {

@@ -10,7 +10,7 @@
 //! Line ends are normalized as XML requires: CR LF and lone CR become LF, in text and CDATA alike.
 
 use memchr::{memchr, memchr3, memmem};
-use xml_fallback::reference::{ReferenceMatcher, Step};
+use xml_fallback::reference::{RefMatch, ReferenceMatcher, Step};
 
 /// Longest tag (from `<` to `>`) taken as markup; a longer one is text. Bounds the lookahead.
 pub(crate) const MAX_TAG_BYTES: usize = 16 * 1024;
@@ -96,6 +96,11 @@ impl Default for Lexer {
 pub(crate) type Lexed<'w> = Option<(Lexeme<'w>, usize)>;
 
 impl Lexer {
+    /// Whether the lexer is inside a CDATA section.
+    pub(crate) fn in_cdata(&self) -> bool {
+        self.in_cdata
+    }
+
     /// Forgets any scan in progress (after the grammar skipped input).
     pub(crate) fn reset(&mut self) {
         self.in_cdata = false;
@@ -127,6 +132,72 @@ impl Lexer {
                     memchr3(b'<', b'&', b'\r', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
                 Some((Lexeme::Text(&w[pos..end]), end - pos))
             }
+        }
+    }
+
+    /// Decodes a run of character data at `w[pos..]` straight into `out`: text, references,
+    /// line ends; the hot path for entity-escaped values, one pass with no lexeme per entity.
+    /// Bare `&`s are taken literally and their absolute offsets pushed to `bare`. It stops
+    /// before `<`, before anything the general path must decide (a reference that is incomplete
+    /// at the end of the window or names a forbidden character, a CR at the window's end), and
+    /// at the end of the window; it returns the bytes consumed and whether references were seen.
+    pub(crate) fn text_run(
+        &mut self,
+        w: &str,
+        pos: usize,
+        base: usize,
+        is_final: bool,
+        out: &mut String,
+        bare: &mut Vec<usize>,
+    ) -> (usize, bool) {
+        debug_assert!(!self.in_cdata);
+        let bytes = w.as_bytes();
+        let mut refs = false;
+        let mut i = pos;
+        let mut run = pos;
+        loop {
+            let Some(k) = memchr3(b'<', b'&', b'\r', &bytes[i..]) else {
+                out.push_str(&w[run..]);
+                return (bytes.len() - pos, refs);
+            };
+            let j = i + k;
+            out.push_str(&w[run..j]);
+            let rest = &bytes[j + 1..];
+            let (decoded, len): (char, usize) = match bytes[j] {
+                b'<' => return (j - pos, refs),
+                b'\r' => match rest.first() {
+                    Some(b'\n') => ('\n', 2),
+                    Some(_) => ('\n', 1),
+                    None if is_final => ('\n', 1),
+                    None => return (j - pos, refs),
+                },
+                // The five named entities first: nearly every reference a model writes.
+                _ if rest.starts_with(b"amp;") => ('&', 5),
+                _ if rest.starts_with(b"lt;") => ('<', 4),
+                _ if rest.starts_with(b"gt;") => ('>', 4),
+                _ if rest.starts_with(b"quot;") => ('"', 6),
+                _ if rest.starts_with(b"apos;") => ('\'', 6),
+                _ => match xml_fallback::reference::match_reference(&bytes[j..]) {
+                    RefMatch::Valid { len, code_point } => {
+                        match xml_fallback::reference::decode_code_point(code_point) {
+                            Some(c) => (c, len),
+                            None => return (j - pos, refs),
+                        }
+                    }
+                    RefMatch::Incomplete if !is_final => return (j - pos, refs),
+                    RefMatch::Incomplete | RefMatch::Bare => {
+                        bare.push(base + j);
+                        out.push('&');
+                        i = j + 1;
+                        run = i;
+                        continue;
+                    }
+                },
+            };
+            refs |= bytes[j] == b'&';
+            out.push(decoded);
+            i = j + len;
+            run = i;
         }
     }
 

@@ -55,6 +55,19 @@ impl StreamParser {
         StreamParser::build(options, true)
     }
 
+    /// Turns [`StreamEvent::ArgumentDelta`] events on (the default) or off. Off saves an event
+    /// per chunk for callers that only want whole calls.
+    ///
+    /// ```
+    /// let mut p = toolcall_parser::StreamParser::new().argument_deltas(false);
+    /// let events = p.feed("<tool><tool_name>w</tool_name><arguments><c>abc");
+    /// assert!(events.iter().all(|e| !matches!(e, toolcall_parser::StreamEvent::ArgumentDelta { .. })));
+    /// ```
+    pub fn argument_deltas(mut self, on: bool) -> Self {
+        self.grammar.set_argument_deltas(on);
+        self
+    }
+
     /// The parser behind one-shot parsing: argument deltas are not needed there.
     pub(crate) fn build(options: ParseOptions, emit_deltas: bool) -> Self {
         StreamParser {

@@ -106,6 +106,17 @@ impl Frame {
         }
     }
 
+    /// The text node at the end of the children, created when the last child is not text.
+    fn text_mut(&mut self) -> &mut String {
+        if !matches!(self.element.children.last(), Some(Node::Text(_))) {
+            self.element.children.push(Node::Text(String::new()));
+        }
+        match self.element.children.last_mut() {
+            Some(Node::Text(t)) => t,
+            _ => unreachable!("a text node was just pushed"),
+        }
+    }
+
     fn push_cdata(&mut self, s: &str) {
         match self.element.children.last_mut() {
             Some(Node::CData(t)) => t.push_str(s),
@@ -187,7 +198,10 @@ pub(crate) struct ToolXml {
     pos: usize,
     /// Absolute offset of prose not yet emitted.
     prose_start: usize,
-    call: Option<CallState>,
+    /// Boxed: the grammar takes the call out and puts it back around every handler.
+    call: Option<Box<CallState>>,
+    /// Offsets of bare `&`s found by the last text run (kept to reuse its allocation).
+    bare_scratch: Vec<usize>,
     /// Calls begun so far.
     calls: usize,
     call_limit_reported: bool,
@@ -205,6 +219,7 @@ impl ToolXml {
             pos: 0,
             prose_start: 0,
             call: None,
+            bare_scratch: Vec::new(),
             calls: 0,
             call_limit_reported: false,
             fence: Fence {
@@ -212,6 +227,10 @@ impl ToolXml {
                 open: None,
             },
         }
+    }
+
+    pub(crate) fn set_argument_deltas(&mut self, on: bool) {
+        self.emit_deltas = on;
     }
 
     pub(crate) fn options(&self) -> &ParseOptions {
@@ -288,7 +307,7 @@ impl ToolXml {
                         e.partial = partial_arguments(&call);
                         call.error = Some(e);
                     }
-                    self.emit_call(w, base, call, end, out);
+                    self.emit_call(w, base, *call, end, out);
                 }
                 self.mode = Mode::Prose;
                 self.pos = end;
@@ -385,7 +404,11 @@ impl ToolXml {
                     }
                     // The prose before `<tool>` is certain now, call or not.
                     self.emit_prose(w, base, base + at, out);
-                    self.call = Some(CallState::new(self.calls, base + at, base + at + n));
+                    self.call = Some(Box::new(CallState::new(
+                        self.calls,
+                        base + at,
+                        base + at + n,
+                    )));
                     self.pos = base + at + n;
                     self.mode = Mode::AfterToolTag;
                     return Flow::Again;
@@ -468,7 +491,6 @@ impl ToolXml {
             return Flow::Again;
         };
         let flow = loop {
-            let rel = self.pos - base;
             if self.pos - call.start > self.opts.limits.max_call_bytes {
                 let msg = format!(
                     "the call is longer than {} bytes",
@@ -478,6 +500,10 @@ impl ToolXml {
                 self.fail(w, base, &mut call, ErrorKind::LimitExceeded, msg, at);
                 break Flow::Again;
             }
+            if let Some(flow) = self.text_run(w, base, &mut call, is_final) {
+                break flow;
+            }
+            let rel = self.pos - base;
             let Some((lexeme, n)) = self.lexer.next(w, rel, base, is_final) else {
                 break Flow::Stop;
             };
@@ -491,9 +517,64 @@ impl ToolXml {
         flow
     }
 
+    /// The hot path inside a value: decodes the run of character data at `pos` straight into
+    /// the value's text. Leaves `pos` before whatever the general lexer must decide; `Some` when
+    /// a limit ended the call.
+    fn text_run(
+        &mut self,
+        w: &str,
+        base: usize,
+        call: &mut CallState,
+        is_final: bool,
+    ) -> Option<Flow> {
+        let rel = self.pos - base;
+        let top = call.stack.last_mut().expect("a call has its <tool> frame");
+        if top.role == Role::Tool
+            || top.role == Role::Arguments
+            || self.lexer.in_cdata()
+            || w.as_bytes().get(rel).is_none_or(|&b| b == b'<')
+        {
+            return None;
+        }
+        let mut bare = std::mem::take(&mut self.bare_scratch);
+        let text = top.text_mut();
+        let before = text.len();
+        let (n, refs) = self.lexer.text_run(w, rel, base, is_final, text, &mut bare);
+        let appended = text.len() - before;
+        let blank = is_blank(&text[before..]);
+        if text.is_empty() {
+            // The node `text_mut` created found nothing to hold.
+            top.element.children.pop();
+        } else if !blank {
+            top.has_text = true;
+        }
+        top.refs |= refs;
+        let is_value = top.role == Role::Value;
+        if self.emit_deltas && call.at_top_level_argument() {
+            if let Some(Node::Text(t)) = call.stack[2].element.children.last() {
+                call.delta.push_str(&t[t.len() - appended..]);
+            }
+        }
+        for &at in &bare {
+            self.repair(w, base, call, RepairKind::BareAmpersand, at);
+        }
+        bare.clear();
+        self.bare_scratch = bare;
+        let at = self.pos;
+        self.pos += n;
+        if is_value
+            && self
+                .count_argument_bytes(w, base, call, appended, at)
+                .is_none()
+        {
+            return Some(Flow::Again);
+        }
+        None
+    }
+
     /// Returns the call taken out for a handler, unless the handler ended it (back in prose) or
     /// replaced it with a new one.
-    fn put_back(&mut self, call: CallState) {
+    fn put_back(&mut self, call: Box<CallState>) {
         if self.call.is_none() && !matches!(self.mode, Mode::Prose) {
             self.call = Some(call);
         }
@@ -1007,7 +1088,7 @@ impl ToolXml {
                     let mut args = Element::new("arguments");
                     args.content_span = None;
                     call.arguments = Some(args);
-                    self.end_legacy_call(w, base, call, legacy.arguments, at + n, out);
+                    self.end_legacy_call(w, base, *call, legacy.arguments, at + n, out);
                     return Flow::Again;
                 }
                 Err((offset, msg)) => {
@@ -1030,7 +1111,14 @@ impl ToolXml {
                     _ => 0,
                 };
                 let msg = "only </tool> may follow the JSON object of a call".to_string();
-                self.fail(w, base, &mut call, ErrorKind::UnexpectedText, msg, at + skip);
+                self.fail(
+                    w,
+                    base,
+                    &mut call,
+                    ErrorKind::UnexpectedText,
+                    msg,
+                    at + skip,
+                );
             }
         }
         self.put_back(call);
@@ -1140,7 +1228,7 @@ impl ToolXml {
             self.pos = at;
             return Flow::Again;
         }
-        self.call = Some(CallState::new(self.calls, at, at + n));
+        self.call = Some(Box::new(CallState::new(self.calls, at, at + n)));
         self.pos = at + n;
         self.mode = Mode::AfterToolTag;
         Flow::Again
@@ -1253,10 +1341,21 @@ impl ToolXml {
             .as_ref()
             .and_then(|s| s.get(&tool_name))
             .cloned();
+        let source = &w[call.start - base..end - base];
         let arguments = match &schema {
-            None => arg_types::tree::arguments_from_element(&args),
+            None => {
+                let map = arg_types::tree::arguments_from_element_owned(args, Some(source));
+                return Ok(ToolCall {
+                    server_name: server_name(call.server_name.take()),
+                    tool_name,
+                    arguments: map,
+                    repairs: call.repairs,
+                    encodings: call.encodings,
+                    legacy_json: false,
+                    span: call.start..end,
+                });
+            }
             Some(schema) => {
-                let source = &w[call.start - base..end - base];
                 match arg_types::schema::coerce_arguments(&args, schema, Some(source)) {
                     Ok(map) => map,
                     Err(e) => {
@@ -1315,8 +1414,13 @@ impl ToolXml {
             call.delta.clear();
             return;
         }
-        let name = call.stack[2].element.name.clone();
-        self.flush_delta_of(call, &name, out);
+        if !call.delta.is_empty() {
+            out.push(StreamEvent::ArgumentDelta {
+                index: call.index,
+                argument: call.stack[2].element.name.clone(),
+                text: std::mem::take(&mut call.delta),
+            });
+        }
     }
 
     fn flush_delta_of(&mut self, call: &mut CallState, name: &str, out: &mut Vec<StreamEvent>) {
