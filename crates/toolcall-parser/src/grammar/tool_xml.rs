@@ -550,10 +550,11 @@ impl ToolXml {
         }
         top.refs |= refs;
         let is_value = top.role == Role::Value;
-        if self.emit_deltas && call.at_top_level_argument() {
-            if let Some(Node::Text(t)) = call.stack[2].element.children.last() {
-                call.delta.push_str(&t[t.len() - appended..]);
-            }
+        if self.emit_deltas
+            && call.at_top_level_argument()
+            && let Some(Node::Text(t)) = call.stack[2].element.children.last()
+        {
+            call.delta.push_str(&t[t.len() - appended..]);
         }
         for &at in &bare {
             self.repair(w, base, call, RepairKind::BareAmpersand, at);
