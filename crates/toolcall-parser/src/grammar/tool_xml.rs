@@ -884,7 +884,10 @@ impl ToolXml {
         }
         match frame.role {
             Role::Tool => {
-                let end = at + TOOL.len() + 3;
+                // After the end tag's `>`: `</tool >` may hold blanks before it.
+                let end = w[at - base..]
+                    .find('>')
+                    .map_or(at + TOOL.len() + 3, |i| at + i + 1);
                 self.end_call(w, base, call, end, out);
                 return Some(Flow::Again);
             }
