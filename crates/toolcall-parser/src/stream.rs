@@ -33,6 +33,8 @@ pub struct StreamParser {
     base: usize,
     /// Bytes accepted so far.
     fed: usize,
+    /// The first bytes of a UTF-8 character split by [`StreamParser::feed_bytes`].
+    utf8_tail: Vec<u8>,
     /// Input beyond the size limit was dropped (reported at `finish`).
     truncated: bool,
     finished: bool,
@@ -75,6 +77,7 @@ impl StreamParser {
             buf: String::new(),
             base: 0,
             fed: 0,
+            utf8_tail: Vec::new(),
             truncated: false,
             finished: false,
         }
@@ -111,9 +114,68 @@ impl StreamParser {
         }
     }
 
+    /// Reads the next chunk of raw bytes, which may split a UTF-8 character anywhere: the
+    /// bytes of an incomplete character wait for the next chunk. Bytes that are not UTF-8 are
+    /// read as U+FFFD, as `String::from_utf8_lossy` would.
+    ///
+    /// ```
+    /// let text = "<tool><tool_name>é</tool_name></tool>".as_bytes();
+    /// let mut p = toolcall_parser::StreamParser::new();
+    /// let mut events = Vec::new();
+    /// for b in text.chunks(1) {
+    ///     events.extend(p.feed_bytes(b));
+    /// }
+    /// events.extend(p.finish());
+    /// let r = toolcall_parser::ParseResult::from_events(events);
+    /// assert_eq!(r.calls()[0].tool_name, "é");
+    /// ```
+    pub fn feed_bytes(&mut self, chunk: &[u8]) -> Vec<StreamEvent> {
+        let mut out = Vec::new();
+        let joined;
+        let bytes = if self.utf8_tail.is_empty() {
+            chunk
+        } else {
+            let mut v = std::mem::take(&mut self.utf8_tail);
+            v.extend_from_slice(chunk);
+            joined = v;
+            &joined[..]
+        };
+        let mut rest = bytes;
+        loop {
+            match std::str::from_utf8(rest) {
+                Ok(s) => {
+                    self.feed_into(s, &mut out);
+                    break;
+                }
+                Err(e) => {
+                    let (valid, after) = rest.split_at(e.valid_up_to());
+                    // The prefix was just checked to be UTF-8.
+                    self.feed_into(std::str::from_utf8(valid).unwrap_or_default(), &mut out);
+                    match e.error_len() {
+                        Some(bad) => {
+                            self.feed_into("\u{fffd}", &mut out);
+                            rest = &after[bad..];
+                        }
+                        None => {
+                            // An incomplete character at the end: wait for its other bytes.
+                            self.utf8_tail = after.to_vec();
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// Ends the input: emits held-back prose and an error for a call still open.
     pub fn finish(&mut self) -> Vec<StreamEvent> {
         let mut out = Vec::new();
+        if !self.utf8_tail.is_empty() {
+            // A character cut off by the end of the input.
+            self.utf8_tail.clear();
+            self.feed_into("\u{fffd}", &mut out);
+        }
         if !self.finished {
             self.finished = true;
             let buf = std::mem::take(&mut self.buf);

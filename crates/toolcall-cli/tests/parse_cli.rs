@@ -1,0 +1,164 @@
+//! The CLI contract of `toolcall parse` and `toolcall stream`, checked from outside.
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn toolcall(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolcall"));
+    cmd.args(args).current_dir(root());
+    if let Some(input) = stdin {
+        use std::io::Write;
+        cmd.stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().expect("toolcall runs");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.as_bytes())
+            .expect("write stdin");
+        return child.wait_with_output().expect("toolcall ends");
+    }
+    cmd.output().expect("toolcall runs")
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).expect("stdout is one JSON object")
+}
+
+#[test]
+fn parse_prints_calls_and_exits_0() {
+    let out = toolcall(&["parse", "examples/ampersand_repair.txt"], None);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json(&out);
+    let calls = v["calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[0]["server_name"], "local");
+    assert_eq!(calls[0]["tool_name"], "search_files");
+    assert_eq!(calls[0]["arguments"]["pattern"], "if .*&& .*enabled");
+    assert_eq!(calls[0]["arguments"]["exclude"][1], "node_modules");
+    assert_eq!(calls[0]["repairs"][0]["kind"], "bare_ampersand");
+    assert_eq!(calls[1]["server_name"], "web");
+    assert_eq!(
+        calls[1]["arguments"]["url"],
+        "https://docs.example.com/search?q=flags&lang=en&page=2"
+    );
+    assert_eq!(v["errors"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn every_chunk_size_prints_the_identical_object() {
+    for file in [
+        "examples/ampersand_repair.txt",
+        "examples/apply_diff_cdata.txt",
+        "examples/write_file.txt",
+        "examples/legacy_json.txt",
+    ] {
+        let whole = toolcall(&["parse", file], None);
+        for n in ["1", "7", "4096"] {
+            let chunked = toolcall(&["parse", file, "--chunk-size", n], None);
+            assert_eq!(chunked.stdout, whole.stdout, "{file} in chunks of {n}");
+            assert_eq!(chunked.status.code(), whole.status.code());
+        }
+    }
+}
+
+#[test]
+fn errors_exit_1_with_kind_line_and_column() {
+    let reply = "Hi\n<tool><tool_name>w</tool_name><arguments><a>1</b></arguments></tool>";
+    let out = toolcall(&["parse", "-"], Some(reply));
+    assert_eq!(out.status.code(), Some(1));
+    let v = json(&out);
+    let e = &v["errors"][0];
+    assert_eq!(e["kind"], "mismatched_tag");
+    assert_eq!(e["line"], 2);
+    assert_eq!(e["column"], 50); // `</arguments>`: `<a>` was never closed
+    assert!(e["message"].as_str().unwrap().contains("</arguments>"));
+}
+
+#[test]
+fn schema_types_the_arguments() {
+    let blind = json(&toolcall(&["parse", "examples/apply_diff_cdata.txt"], None));
+    assert!(blind["calls"][0]["arguments"]["edits"]["edit"].is_array());
+    let typed = json(&toolcall(
+        &[
+            "parse",
+            "examples/apply_diff_cdata.txt",
+            "--schema",
+            "examples/tools.json",
+        ],
+        None,
+    ));
+    let edits = typed["calls"][0]["arguments"]["edits"].as_array().unwrap();
+    assert_eq!(edits.len(), 2);
+    assert!(
+        edits[1]["replace"]
+            .as_str()
+            .unwrap()
+            .contains("x > 0 && x < 100")
+    );
+}
+
+#[test]
+fn stats_count_calls_repairs_and_encodings() {
+    let v = json(&toolcall(
+        &["parse", "examples/ampersand_repair.txt", "--stats"],
+        None,
+    ));
+    assert_eq!(v["stats"]["calls"], 2);
+    assert_eq!(v["stats"]["repairs_by_kind"]["bare_ampersand"], 4);
+    assert_eq!(v["stats"]["encodings"]["plain"], 4);
+}
+
+#[test]
+fn usage_and_io_errors_exit_2_without_a_backtrace() {
+    for args in [
+        &["parse", "no/such/file.txt"][..],
+        &["parse", "--chunk-size", "0", "examples/write_file.txt"][..],
+        &["parse", "examples/write_file.txt", "--schema", "README.md"][..],
+        &["frobnicate"][..],
+    ] {
+        let out = toolcall(args, None);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn stream_prints_json_lines_in_order() {
+    let out = toolcall(
+        &["stream", "examples/write_file.txt", "--chunk-size", "5"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let events: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect();
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    let first_call = kinds.iter().position(|k| *k == "call_started").unwrap();
+    assert_eq!(kinds[0], "prose");
+    assert!(kinds[first_call..].contains(&"tool_name"));
+    assert!(kinds.contains(&"argument_delta"));
+    let finished: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["event"] == "call_finished")
+        .collect();
+    assert_eq!(finished.len(), 2);
+    assert_eq!(finished[0]["call"]["tool_name"], "write_to_file");
+    assert_eq!(finished[1]["call"]["arguments"]["timeout_secs"], 120);
+}
