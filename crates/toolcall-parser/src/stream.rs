@@ -197,6 +197,10 @@ impl StreamParser {
 
     /// The part of `chunk` within the input-size limit.
     fn within_input_limit<'c>(&mut self, chunk: &'c str) -> &'c str {
+        if self.truncated {
+            // A character did not fit: nothing after it is read, even if it would fit.
+            return &chunk[..0];
+        }
         let max = self.grammar.options().limits.max_input_bytes;
         let room = max.saturating_sub(self.fed);
         let mut take = chunk.len().min(room);

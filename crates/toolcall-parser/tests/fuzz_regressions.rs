@@ -20,3 +20,26 @@ fn close_tag_of_tool_with_a_blank_before_the_bracket() {
     assert_eq!(r.calls()[0].span, 0..text.len());
     assert_eq!(r.prose(), "");
 }
+
+/// `stream_chunking`: when a multi-byte character crossed `max_input_bytes`, the one-shot parse
+/// stopped before it, but the streaming parser went on reading later chunks of one-byte
+/// characters that still fitted: text after the cut was read, and the error moved.
+#[test]
+fn the_input_limit_cuts_at_one_place_whatever_the_chunking() {
+    let opts = ParseOptions {
+        limits: toolcall_parser::Limits {
+            max_input_bytes: 9,
+            ..Default::default()
+        },
+        ..ParseOptions::default()
+    };
+    let text = "12345678é!!!!";
+    let whole = toolcall_parser::parse_with(text, &opts);
+    assert_eq!(whole.prose(), "12345678");
+    let mut p = toolcall_parser::StreamParser::with_options(opts.clone());
+    let mut events = p.feed("12345678é");
+    events.extend(p.feed("!!"));
+    events.extend(p.finish());
+    assert_eq!(toolcall_parser::ParseResult::from_events(events), whole);
+    assert_chunking_invariant(text, &opts);
+}
