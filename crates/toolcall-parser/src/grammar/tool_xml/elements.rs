@@ -1,0 +1,564 @@
+//! The XML form of a call: its structure, argument values, and the repairs of docs/FORMAT.md §4.
+
+use super::*;
+use crate::call::{ArgumentEncoding, Encoding, RepairKind};
+use crate::error::ErrorKind;
+use crate::event::StreamEvent;
+use crate::lexer::{Lexeme, Lexer, Tag, decode_attributes, is_name_start};
+use xml_fallback::text::is_blank;
+use xml_fallback::tree::{Attribute, Node};
+
+impl ToolXml {
+    pub(super) fn xml(
+        &mut self,
+        w: &str,
+        base: usize,
+        is_final: bool,
+        out: &mut Vec<StreamEvent>,
+    ) -> Flow {
+        let Some(mut call) = self.call.take() else {
+            self.mode = Mode::Prose;
+            return Flow::Again;
+        };
+        let flow = loop {
+            if self.pos - call.start > self.opts.limits.max_call_bytes {
+                let msg = format!(
+                    "the call is longer than {} bytes",
+                    self.opts.limits.max_call_bytes
+                );
+                let at = call.start;
+                self.fail(w, base, &mut call, ErrorKind::LimitExceeded, msg, at);
+                break Flow::Again;
+            }
+            if let Some(flow) = self.text_run(w, base, &mut call, is_final) {
+                break flow;
+            }
+            let rel = self.pos - base;
+            let Some((lexeme, n)) = self.lexer.next(w, rel, base, is_final) else {
+                break Flow::Stop;
+            };
+            let at = self.pos;
+            self.pos += n;
+            if let Some(flow) = self.xml_lexeme(w, base, &mut call, lexeme, at, n, out) {
+                break flow;
+            }
+        };
+        self.put_back(call);
+        flow
+    }
+
+    /// The hot path inside a value: decodes the run of character data at `pos` straight into
+    /// the value's text. Leaves `pos` before whatever the general lexer must decide; `Some` when
+    /// a limit ended the call.
+    pub(super) fn text_run(
+        &mut self,
+        w: &str,
+        base: usize,
+        call: &mut CallState,
+        is_final: bool,
+    ) -> Option<Flow> {
+        let rel = self.pos - base;
+        let top = call.stack.last_mut().expect("a call has its <tool> frame");
+        if top.role == Role::Tool
+            || top.role == Role::Arguments
+            || self.lexer.in_cdata()
+            || w.as_bytes().get(rel).is_none_or(|&b| b == b'<')
+        {
+            return None;
+        }
+        let mut bare = std::mem::take(&mut self.bare_scratch);
+        let text = top.text_mut();
+        let before = text.len();
+        let (n, refs) = self.lexer.text_run(w, rel, base, is_final, text, &mut bare);
+        let appended = text.len() - before;
+        let blank = is_blank(&text[before..]);
+        if text.is_empty() {
+            // The node `text_mut` created found nothing to hold.
+            top.element.children.pop();
+        } else if !blank {
+            top.has_text = true;
+        }
+        top.refs |= refs;
+        let is_value = top.role == Role::Value;
+        if self.emit_deltas
+            && call.at_top_level_argument()
+            && let Some(Node::Text(t)) = call.stack[2].element.children.last()
+        {
+            call.delta.push_str(&t[t.len() - appended..]);
+        }
+        for &at in &bare {
+            self.repair(w, base, call, RepairKind::BareAmpersand, at);
+        }
+        bare.clear();
+        self.bare_scratch = bare;
+        let at = self.pos;
+        self.pos += n;
+        if is_value
+            && self
+                .count_argument_bytes(w, base, call, appended, at)
+                .is_none()
+        {
+            return Some(Flow::Again);
+        }
+        None
+    }
+
+    /// Returns the call taken out for a handler, unless the handler ended it (back in prose) or
+    /// replaced it with a new one.
+    /// Handles one lexeme in the XML form; `Some` when the mode changed or the call ended.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn xml_lexeme(
+        &mut self,
+        w: &str,
+        base: usize,
+        call: &mut CallState,
+        lexeme: Lexeme<'_>,
+        at: usize,
+        n: usize,
+        out: &mut Vec<StreamEvent>,
+    ) -> Option<Flow> {
+        let role = call.top().role;
+        let in_value = matches!(role, Role::Value | Role::ServerName | Role::ToolName);
+        match lexeme {
+            Lexeme::Text(t) => {
+                if in_value {
+                    self.append_text(w, base, call, t, at, out)?;
+                } else if let Some(i) = t.bytes().position(|b| !b" \t\n\r".contains(&b)) {
+                    // At the first non-blank character: where the lexeme starts depends on chunks.
+                    return self.unexpected_text(w, base, call, at + i);
+                }
+            }
+            Lexeme::Newline => {
+                if in_value {
+                    self.append_text(w, base, call, "\n", at, out)?;
+                }
+            }
+            Lexeme::Char(c) => {
+                if !in_value {
+                    return self.unexpected_text(w, base, call, at);
+                }
+                call.top().refs = true;
+                let mut buf = [0u8; 4];
+                self.append_text(w, base, call, c.encode_utf8(&mut buf), at, out)?;
+            }
+            Lexeme::BareAmp => {
+                if !in_value {
+                    return self.unexpected_text(w, base, call, at);
+                }
+                self.repair(w, base, call, RepairKind::BareAmpersand, at);
+                self.append_text(w, base, call, "&", at, out)?;
+            }
+            Lexeme::BadCharRef(raw) => {
+                let msg = format!("{raw} names a character that XML does not allow");
+                return Some(self.fail(
+                    w,
+                    base,
+                    call,
+                    ErrorKind::InvalidCharacterReference,
+                    msg,
+                    at,
+                ));
+            }
+            Lexeme::LiteralLt => {
+                if role != Role::Value {
+                    return self.unexpected_text(w, base, call, at);
+                }
+                self.repair(w, base, call, RepairKind::LiteralLessThan, at);
+                self.append_text(w, base, call, "<", at, out)?;
+            }
+            Lexeme::CDataStart => {
+                if !in_value {
+                    return self.unexpected_text(w, base, call, at);
+                }
+                let top = call.top();
+                top.cdata = true;
+                top.has_text = true;
+                // A new node per section: split sections (`]]]]><![CDATA[>`) stay two pieces.
+                top.element.children.push(Node::CData(String::new()));
+            }
+            Lexeme::CData(t) => {
+                self.count_argument_bytes(w, base, call, t.len(), at)?;
+                if call.at_top_level_argument() && self.emit_deltas {
+                    call.delta.push_str(t);
+                }
+                call.top().push_cdata(t);
+            }
+            Lexeme::CDataEnd => {}
+            Lexeme::Comment => {}
+            Lexeme::ProcessingInstruction | Lexeme::Declaration => {
+                let what = if matches!(lexeme, Lexeme::Declaration) {
+                    "a declaration (<!DOCTYPE, <!ENTITY, …)"
+                } else {
+                    "a processing instruction (<?…?>)"
+                };
+                let msg = format!("{what} is not allowed inside a call");
+                return Some(self.fail(w, base, call, ErrorKind::ForbiddenMarkup, msg, at));
+            }
+            Lexeme::StartTag(tag) => return self.start_tag(w, base, call, tag, at, n, out),
+            Lexeme::EndTag(name) => return self.end_tag(w, base, call, name, at, n, out),
+        }
+        None
+    }
+
+    pub(super) fn unexpected_text(
+        &mut self,
+        w: &str,
+        base: usize,
+        call: &mut CallState,
+        at: usize,
+    ) -> Option<Flow> {
+        let inside = call.top().element.name.clone();
+        let msg = format!("text is not allowed directly inside <{inside}>; only elements are");
+        Some(self.fail(w, base, call, ErrorKind::UnexpectedText, msg, at))
+    }
+
+    /// Appends decoded text to the open value element; `None` when a limit stopped the call.
+    pub(super) fn append_text(
+        &mut self,
+        w: &str,
+        base: usize,
+        call: &mut CallState,
+        t: &str,
+        at: usize,
+        out: &mut Vec<StreamEvent>,
+    ) -> Option<()> {
+        let _ = out;
+        if call.top().role == Role::Value {
+            self.count_argument_bytes(w, base, call, t.len(), at)?;
+        }
+        if call.at_top_level_argument() && self.emit_deltas {
+            call.delta.push_str(t);
+        }
+        let top = call.top();
+        if !top.has_text && !is_blank(t) {
+            top.has_text = true;
+        }
+        top.push_text(t);
+        Some(())
+    }
+
+    pub(super) fn count_argument_bytes(
+        &mut self,
+        w: &str,
+        base: usize,
+        call: &mut CallState,
+        n: usize,
+        at: usize,
+    ) -> Option<()> {
+        call.argument_bytes += n;
+        if call.argument_bytes > self.opts.limits.max_argument_bytes {
+            let msg = format!(
+                "an argument is longer than {} bytes",
+                self.opts.limits.max_argument_bytes
+            );
+            // Reported at the argument's start tag: where the count crossed the limit depends
+            // on how the input was split.
+            let start = call.argument_starts.last().map_or(at, |a| a.1);
+            self.fail(w, base, call, ErrorKind::LimitExceeded, msg, start);
+            return None;
+        }
+        Some(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn start_tag(
+        &mut self,
+        w: &str,
+        base: usize,
+        call: &mut CallState,
+        tag: Tag<'_>,
+        at: usize,
+        n: usize,
+        out: &mut Vec<StreamEvent>,
+    ) -> Option<Flow> {
+        if tag.name == TOOL && !tag.self_closing {
+            return Some(self.new_call_interrupts(w, base, call, at, n, out));
+        }
+        let parent_role = call.top().role;
+        let role = match parent_role {
+            Role::Tool => match tag.name {
+                "server_name" if call.server_name.is_none() => Role::ServerName,
+                "tool_name" if call.tool_name.is_none() => Role::ToolName,
+                "arguments" if call.arguments.is_none() => Role::Arguments,
+                "server_name" | "tool_name" | "arguments" => {
+                    let msg = format!("<{}> appears twice in the call", tag.name);
+                    return Some(self.fail(w, base, call, ErrorKind::DuplicateElement, msg, at));
+                }
+                other => {
+                    let msg = format!(
+                        "<{other}> is not allowed directly in <tool>; expected <server_name>, \
+                         <tool_name> or <arguments>"
+                    );
+                    return Some(self.fail(w, base, call, ErrorKind::UnexpectedElement, msg, at));
+                }
+            },
+            Role::ServerName | Role::ToolName => {
+                let parent = call.top().element.name.clone();
+                let msg = format!(
+                    "<{parent}> holds text only, but <{}> opens inside it",
+                    tag.name
+                );
+                return Some(self.fail(w, base, call, ErrorKind::UnexpectedElement, msg, at));
+            }
+            Role::Arguments | Role::Value => Role::Value,
+        };
+        if call.stack.len() >= self.opts.limits.max_depth {
+            let msg = format!(
+                "elements are nested deeper than {} levels",
+                self.opts.limits.max_depth
+            );
+            return Some(self.fail(w, base, call, ErrorKind::LimitExceeded, msg, at));
+        }
+        let mut frame = Frame::new(tag.name, role, at, at + n);
+        if !tag.attributes.is_empty() {
+            frame.element.attributes = decode_attributes(tag.attributes)
+                .into_iter()
+                .map(|(name, value)| Attribute { name, value })
+                .collect();
+        }
+        let parent = call.top();
+        frame.tentative = parent.role == Role::Value && parent.has_text;
+        if parent_role == Role::Arguments {
+            call.argument_starts.push((tag.name.to_owned(), at, at + n));
+            call.argument_bytes = 0;
+        }
+        if tag.self_closing {
+            frame.element.content_span = Some(at + n - call.start..at + n - call.start);
+            self.close_frame(w, base, call, frame, at + n, out)
+        } else {
+            call.stack.push(frame);
+            None
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn end_tag(
+        &mut self,
+        w: &str,
+        base: usize,
+        call: &mut CallState,
+        name: &str,
+        at: usize,
+        n: usize,
+        out: &mut Vec<StreamEvent>,
+    ) -> Option<Flow> {
+        let top = call.stack.last().expect("a call has its <tool> frame");
+        if top.element.name == name {
+            if top.role == Role::Value && top.is_leaf() && call.at_top_level_argument() {
+                // Rule 3: structural only if markup (or the end of input) follows.
+                self.mode = Mode::AfterLeafClose {
+                    close_at: at,
+                    close_end: at + n,
+                    scanned: at + n,
+                };
+                return Some(Flow::Again);
+            }
+            let frame = call.stack.pop().expect("checked above");
+            return self.close_frame(w, base, call, frame, at, out);
+        }
+        // A close tag that does not match the open element.
+        let target = call.stack.iter().rposition(|f| f.element.name == name);
+        if let Some(k) = target {
+            let revertible = call.stack[k].role == Role::Value
+                && call.stack[k + 1..].iter().all(|f| f.tentative);
+            if revertible {
+                // Rule 2: elements opened inside text and never closed were text (`Vec<T>`).
+                let from = call.stack[k + 1].tag_start;
+                self.repair(w, base, call, RepairKind::UnclosedTagAsText, from);
+                call.stack.truncate(k + 1);
+                let text = markup_as_text(&w[from - base..at - base]);
+                self.append_text(w, base, call, &text, from, out)?;
+                return self.end_tag(w, base, call, name, at, n, out);
+            }
+        }
+        let top = call.stack.last().expect("a call has its <tool> frame");
+        if top.role == Role::Value && top.is_leaf() && target.is_none() {
+            // Inside a value, a close tag of no open element is text (`use </div> here`); one
+            // of an open element means the value was left unclosed, an error.
+            self.repair(w, base, call, RepairKind::CloseTagAsText, at);
+            self.append_text(w, base, call, &w[at - base..at + n - base], at, out)?;
+            return None;
+        }
+        let expected = top.element.name.clone();
+        let msg = format!(
+            "</{name}> does not close the open element <{expected}>; expected </{expected}>"
+        );
+        let flow = self.fail(w, base, call, ErrorKind::MismatchedTag, msg, at);
+        if name == TOOL {
+            // The call ends here all the same, so the calls after it are read.
+            self.end_call(w, base, call, at + n, out);
+            return Some(Flow::Again);
+        }
+        Some(flow)
+    }
+
+    /// Closes `frame` (already popped, or never pushed) at absolute offset `at` (its end tag's
+    /// `<`), attaching it to its parent.
+    pub(super) fn close_frame(
+        &mut self,
+        w: &str,
+        base: usize,
+        call: &mut CallState,
+        mut frame: Frame,
+        at: usize,
+        out: &mut Vec<StreamEvent>,
+    ) -> Option<Flow> {
+        if frame.element.content_span.is_none() {
+            frame.element.content_span = Some(frame.content_start - call.start..at - call.start);
+        }
+        match frame.role {
+            Role::Tool => {
+                // After the end tag's `>`: `</tool >` may hold blanks before it.
+                let end = w[at - base..]
+                    .find('>')
+                    .map_or(at + TOOL.len() + 3, |i| at + i + 1);
+                self.end_call(w, base, call, end, out);
+                return Some(Flow::Again);
+            }
+            Role::ServerName => {
+                call.server_name =
+                    Some(xml_fallback::text::element_value(&frame.element).into_owned());
+            }
+            Role::ToolName => {
+                let name = xml_fallback::text::element_value(&frame.element).into_owned();
+                out.push(StreamEvent::ToolName {
+                    index: call.index,
+                    tool_name: name.clone(),
+                });
+                call.tool_name = Some(name);
+            }
+            Role::Arguments => call.arguments = Some(frame.element),
+            Role::Value => {
+                let parent_is_arguments = call.top().role == Role::Arguments;
+                if parent_is_arguments {
+                    self.flush_delta_of(call, &frame.element.name, out);
+                    let encoding = if frame.element.has_child_elements() {
+                        Encoding::Structured
+                    } else {
+                        match (frame.refs, frame.cdata) {
+                            (false, false) => Encoding::Plain,
+                            (true, false) => Encoding::EntityEscaped,
+                            (false, true) => Encoding::Cdata,
+                            (true, true) => Encoding::Mixed,
+                        }
+                    };
+                    // One entry per argument: a repeated (array) argument keeps its first.
+                    if !call
+                        .encodings
+                        .iter()
+                        .any(|e| e.argument == frame.element.name)
+                    {
+                        call.encodings.push(ArgumentEncoding {
+                            argument: frame.element.name.clone(),
+                            encoding,
+                        });
+                    }
+                }
+                call.top()
+                    .element
+                    .children
+                    .push(Node::Element(frame.element));
+            }
+        }
+        None
+    }
+
+    pub(super) fn after_leaf_close(
+        &mut self,
+        w: &str,
+        base: usize,
+        is_final: bool,
+        out: &mut Vec<StreamEvent>,
+    ) -> Flow {
+        let Mode::AfterLeafClose {
+            close_at,
+            close_end,
+            scanned,
+        } = self.mode
+        else {
+            return Flow::Again;
+        };
+        let bytes = w.as_bytes();
+        let rel = scanned - base;
+        let ws = bytes[rel..]
+            .iter()
+            .position(|&b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+        let structural = match ws {
+            None if is_final => true,
+            None => {
+                self.mode = Mode::AfterLeafClose {
+                    close_at,
+                    close_end,
+                    scanned: base + bytes.len(),
+                };
+                self.pos = base + bytes.len();
+                return Flow::Stop;
+            }
+            Some(i) => {
+                let at = rel + i;
+                if bytes[at] != b'<' {
+                    false
+                } else {
+                    match bytes.get(at + 1) {
+                        None if !is_final => {
+                            self.mode = Mode::AfterLeafClose {
+                                close_at,
+                                close_end,
+                                scanned: base + at,
+                            };
+                            self.pos = base + at;
+                            return Flow::Stop;
+                        }
+                        None => false,
+                        Some(&b) => b == b'/' || b == b'!' || is_name_start(b),
+                    }
+                }
+            }
+        };
+        let Some(mut call) = self.call.take() else {
+            self.mode = Mode::Prose;
+            return Flow::Again;
+        };
+        self.mode = Mode::Xml;
+        if structural {
+            self.pos = close_end;
+            let frame = call.stack.pop().expect("the leaf is open");
+            // A value's frame closes without ending the call.
+            let _ = self.close_frame(w, base, &mut call, frame, close_at, out);
+        } else {
+            // Rule 3: the close tag, and the blank after it, are text of the value.
+            self.repair(w, base, &mut call, RepairKind::CloseTagAsText, close_at);
+            let resume = base + rel + ws.unwrap_or(bytes.len() - rel);
+            let text = markup_as_text(&w[close_at - base..resume - base]);
+            if self
+                .append_text(w, base, &mut call, &text, close_at, out)
+                .is_some()
+            {
+                self.pos = resume;
+            }
+        }
+        self.put_back(call);
+        Flow::Again
+    }
+}
+
+/// Markup taken as text (a reverted element, a close tag followed by text): references decoded,
+/// CDATA unwrapped, line ends normalized, everything else kept as written. The lexer reads it,
+/// so the rules are the same as for any text.
+pub(super) fn markup_as_text(raw: &str) -> String {
+    let mut lexer = Lexer::default();
+    let mut out = String::with_capacity(raw.len());
+    let mut pos = 0;
+    while let Some((lexeme, n)) = lexer.next(raw, pos, 0, true) {
+        match lexeme {
+            Lexeme::Text(t) | Lexeme::CData(t) => out.push_str(t),
+            Lexeme::Newline => out.push('\n'),
+            Lexeme::Char(c) => out.push(c),
+            Lexeme::BareAmp => out.push('&'),
+            Lexeme::CDataStart | Lexeme::CDataEnd => {}
+            _ => out.push_str(&raw[pos..pos + n]),
+        }
+        pos += n;
+    }
+    out
+}

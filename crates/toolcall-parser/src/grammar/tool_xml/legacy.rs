@@ -1,0 +1,128 @@
+//! The legacy JSON form inside `<tool>` (ADR-0002): scanning to the object's end, then reading it.
+
+use super::super::legacy_json::{self, JsonScan};
+use super::*;
+use crate::call::{ArgumentEncoding, Encoding};
+use crate::error::ErrorKind;
+use crate::event::StreamEvent;
+use crate::lexer::Lexeme;
+use xml_fallback::text::is_blank;
+use xml_fallback::tree::Element;
+
+impl ToolXml {
+    pub(super) fn json(
+        &mut self,
+        w: &str,
+        base: usize,
+        is_final: bool,
+        out: &mut Vec<StreamEvent>,
+    ) -> Flow {
+        let Mode::Json { start, mut scanner } = self.mode else {
+            return Flow::Again;
+        };
+        let bytes = w.as_bytes();
+        let rel = self.pos - base;
+        match scanner.scan(&bytes[rel..]) {
+            JsonScan::End(n) => {
+                self.pos += n;
+                self.mode = Mode::AfterJson {
+                    start,
+                    end: self.pos,
+                };
+            }
+            JsonScan::Markup(i) => {
+                self.pos += i;
+                let Some(mut call) = self.call.take() else {
+                    return Flow::Again;
+                };
+                let msg = "the JSON object of the call is not closed before this '<'".to_string();
+                self.fail(w, base, &mut call, ErrorKind::InvalidJson, msg, self.pos);
+                self.put_back(call);
+                let _ = out;
+            }
+            JsonScan::More => {
+                self.pos = base + bytes.len();
+                self.mode = Mode::Json { start, scanner };
+                let _ = is_final;
+                return Flow::Stop;
+            }
+        }
+        Flow::Again
+    }
+
+    pub(super) fn after_json(
+        &mut self,
+        w: &str,
+        base: usize,
+        is_final: bool,
+        out: &mut Vec<StreamEvent>,
+    ) -> Flow {
+        let Mode::AfterJson { start, end } = self.mode else {
+            return Flow::Again;
+        };
+        let Some(mut call) = self.call.take() else {
+            self.mode = Mode::Prose;
+            return Flow::Again;
+        };
+        let rel = self.pos - base;
+        let Some((lexeme, n)) = self.lexer.next(w, rel, base, is_final) else {
+            self.call = Some(call);
+            return Flow::Stop;
+        };
+        let at = self.pos;
+        self.pos += n;
+        match lexeme {
+            Lexeme::Text(t) if is_blank(t) => {}
+            Lexeme::Newline | Lexeme::Comment => {}
+            Lexeme::EndTag(TOOL) => match legacy_json::read(&w[start - base..end - base]) {
+                Ok(legacy) => {
+                    call.server_name = legacy.server_name;
+                    call.tool_name = legacy.tool_name;
+                    call.encodings = legacy
+                        .arguments
+                        .keys()
+                        .map(|k| ArgumentEncoding {
+                            argument: k.clone(),
+                            encoding: Encoding::Json,
+                        })
+                        .collect();
+                    let mut args = Element::new("arguments");
+                    args.content_span = None;
+                    call.arguments = Some(args);
+                    self.end_legacy_call(w, base, *call, legacy.arguments, at + n, out);
+                    return Flow::Again;
+                }
+                Err((offset, msg)) => {
+                    self.fail(
+                        w,
+                        base,
+                        &mut call,
+                        ErrorKind::InvalidJson,
+                        msg,
+                        start + offset,
+                    );
+                    self.end_call(w, base, &mut call, at + n, out);
+                    return Flow::Again;
+                }
+            },
+            other => {
+                // At the first non-blank character: a text lexeme's start depends on chunks.
+                let skip = match other {
+                    Lexeme::Text(t) => t.bytes().take_while(|b| b" \t\n\r".contains(b)).count(),
+                    _ => 0,
+                };
+                let msg = "only </tool> may follow the JSON object of a call".to_string();
+                self.fail(
+                    w,
+                    base,
+                    &mut call,
+                    ErrorKind::UnexpectedText,
+                    msg,
+                    at + skip,
+                );
+            }
+        }
+        self.put_back(call);
+        Flow::Again
+    }
+}

@@ -1,0 +1,331 @@
+//! The `<tool>` grammar: prose, calls in the XML form (ADR-0019) or the legacy JSON form
+//! (ADR-0002), and the repairs of docs/FORMAT.md §4.
+//!
+//! It is a state machine over the lexer, driven by [`crate::StreamParser`]. It reads a window of
+//! the input from `pos` on and reports, through [`ToolXml::run`], the first byte it still needs:
+//! while a call is open that is the call's `<tool>`, so the call's source stays available for
+//! verbatim markup and for reverting tentative elements to text; in prose it is only the bytes
+//! that could still begin `<tool>`.
+//!
+//! - `mod.rs`: the state (modes, open elements, the call being read) and the dispatcher;
+//! - [`prose`]: prose between calls, where a call begins, Markdown fences;
+//! - [`elements`]: the XML form: structure, values, repairs;
+//! - [`legacy`]: the legacy JSON form;
+//! - [`ending`]: errors and recovery, building the finished call, argument deltas.
+
+use super::legacy_json::JsonScanner;
+use crate::call::{ArgumentEncoding, Repair};
+use crate::error::{ErrorKind, ParseError};
+use crate::event::StreamEvent;
+use crate::lexer::Lexer;
+use crate::locate::Locator;
+use crate::options::ParseOptions;
+use xml_fallback::tree::{Element, Node};
+
+const TOOL: &str = "tool";
+
+mod elements;
+mod ending;
+mod legacy;
+mod prose;
+
+/// What a mode handler tells the dispatcher.
+enum Flow {
+    /// The mode changed: dispatch again.
+    Again,
+    /// The window is used up (or the input is finished).
+    Stop,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Mode {
+    Prose,
+    /// `<tool>` seen; the first non-blank byte decides: `<` XML, `{` JSON, anything else prose.
+    AfterToolTag,
+    Xml,
+    /// A top-level argument's close tag at `close_at..close_end`; whitespace scanned to
+    /// `scanned`. It is structural only if markup (or the end) follows.
+    AfterLeafClose {
+        close_at: usize,
+        close_end: usize,
+        scanned: usize,
+    },
+    Json {
+        start: usize,
+        scanner: JsonScanner,
+    },
+    AfterJson {
+        start: usize,
+        end: usize,
+    },
+    /// After an error: look for `</tool>` (or a new `<tool>`) to end the call.
+    Skip,
+}
+
+/// The role of an open element in the call's structure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Tool,
+    ServerName,
+    ToolName,
+    Arguments,
+    Value,
+}
+
+/// An open element.
+#[derive(Debug)]
+struct Frame {
+    element: Element,
+    role: Role,
+    /// Absolute offset of its `<`.
+    tag_start: usize,
+    /// Absolute offset of its content.
+    content_start: usize,
+    /// Opened after non-blank text of its parent: may turn back into text (`Vec<String>`).
+    tentative: bool,
+    /// Non-blank text seen in it.
+    has_text: bool,
+    refs: bool,
+    cdata: bool,
+}
+
+impl Frame {
+    fn new(name: &str, role: Role, tag_start: usize, content_start: usize) -> Self {
+        Frame {
+            element: Element::new(name),
+            role,
+            tag_start,
+            content_start,
+            tentative: false,
+            has_text: false,
+            refs: false,
+            cdata: false,
+        }
+    }
+
+    fn is_leaf(&self) -> bool {
+        !self.element.has_child_elements()
+    }
+
+    fn push_text(&mut self, s: &str) {
+        match self.element.children.last_mut() {
+            Some(Node::Text(t)) => t.push_str(s),
+            _ => self.element.children.push(Node::Text(s.to_owned())),
+        }
+    }
+
+    /// The text node at the end of the children, created when the last child is not text.
+    fn text_mut(&mut self) -> &mut String {
+        if !matches!(self.element.children.last(), Some(Node::Text(_))) {
+            self.element.children.push(Node::Text(String::new()));
+        }
+        match self.element.children.last_mut() {
+            Some(Node::Text(t)) => t,
+            _ => unreachable!("a text node was just pushed"),
+        }
+    }
+
+    fn push_cdata(&mut self, s: &str) {
+        match self.element.children.last_mut() {
+            Some(Node::CData(t)) => t.push_str(s),
+            _ => self.element.children.push(Node::CData(s.to_owned())),
+        }
+    }
+}
+
+/// A call being read.
+#[derive(Debug)]
+struct CallState {
+    index: usize,
+    /// Absolute offset of `<tool>`'s `<`.
+    start: usize,
+    /// Absolute offset after `<tool>`.
+    tag_end: usize,
+    stack: Vec<Frame>,
+    server_name: Option<String>,
+    tool_name: Option<String>,
+    arguments: Option<Element>,
+    /// Top-level arguments: name, offset of the start tag's `<`, offset after its `>`.
+    argument_starts: Vec<(String, usize, usize)>,
+    repairs: Vec<Repair>,
+    encodings: Vec<ArgumentEncoding>,
+    error: Option<ParseError>,
+    /// Where the error's snippet starts, until the snippet is filled in.
+    snippet_at: Option<usize>,
+    argument_bytes: usize,
+    delta: String,
+}
+
+impl CallState {
+    fn new(index: usize, start: usize, tag_end: usize) -> Self {
+        CallState {
+            index,
+            start,
+            tag_end,
+            stack: Vec::new(),
+            server_name: None,
+            tool_name: None,
+            arguments: None,
+            argument_starts: Vec::new(),
+            repairs: Vec::new(),
+            encodings: Vec::new(),
+            error: None,
+            snippet_at: None,
+            argument_bytes: 0,
+            delta: String::new(),
+        }
+    }
+
+    fn top(&mut self) -> &mut Frame {
+        let n = self.stack.len();
+        &mut self.stack[n - 1]
+    }
+
+    /// Whether the open element is a top-level argument (`<tool><arguments><arg>`).
+    fn at_top_level_argument(&self) -> bool {
+        self.stack.len() == 3 && self.stack[1].role == Role::Arguments
+    }
+}
+
+/// Markdown fences, tracked only when calls in fences are to be ignored.
+#[derive(Debug, Clone, Copy, Default)]
+struct Fence {
+    at_line_start: bool,
+    open: Option<(u8, usize)>,
+}
+
+/// The `<tool>` grammar's whole state.
+#[derive(Debug)]
+pub(crate) struct ToolXml {
+    opts: ParseOptions,
+    emit_deltas: bool,
+    lexer: Lexer,
+    pub(crate) locator: Locator,
+    mode: Mode,
+    /// Absolute offset of the next byte to read.
+    pos: usize,
+    /// Absolute offset of prose not yet emitted.
+    prose_start: usize,
+    /// Boxed: the grammar takes the call out and puts it back around every handler.
+    call: Option<Box<CallState>>,
+    /// Offsets of bare `&`s found by the last text run (kept to reuse its allocation).
+    bare_scratch: Vec<usize>,
+    /// Calls begun so far.
+    calls: usize,
+    call_limit_reported: bool,
+    fence: Fence,
+}
+impl ToolXml {
+    pub(crate) fn new(opts: ParseOptions, emit_deltas: bool) -> Self {
+        ToolXml {
+            opts,
+            emit_deltas,
+            lexer: Lexer::default(),
+            locator: Locator::default(),
+            mode: Mode::Prose,
+            pos: 0,
+            prose_start: 0,
+            call: None,
+            bare_scratch: Vec::new(),
+            calls: 0,
+            call_limit_reported: false,
+            fence: Fence {
+                at_line_start: true,
+                open: None,
+            },
+        }
+    }
+
+    pub(crate) fn set_argument_deltas(&mut self, on: bool) {
+        self.emit_deltas = on;
+    }
+
+    pub(crate) fn options(&self) -> &ParseOptions {
+        &self.opts
+    }
+
+    /// Reads `w` (absolute offset `base`) from where it stopped; returns the first absolute
+    /// offset it still needs. With `is_final`, ends everything that is open.
+    pub(crate) fn run(
+        &mut self,
+        w: &str,
+        base: usize,
+        is_final: bool,
+        out: &mut Vec<StreamEvent>,
+    ) -> usize {
+        loop {
+            let flow = match self.mode {
+                Mode::Prose => self.prose(w, base, is_final, out),
+                Mode::AfterToolTag => self.after_tool_tag(w, base, is_final, out),
+                Mode::Xml => self.xml(w, base, is_final, out),
+                Mode::AfterLeafClose { .. } => self.after_leaf_close(w, base, is_final, out),
+                Mode::Json { .. } => self.json(w, base, is_final, out),
+                Mode::AfterJson { .. } => self.after_json(w, base, is_final, out),
+                Mode::Skip => self.skip(w, base, is_final, out),
+            };
+            if let Flow::Stop = flow {
+                break;
+            }
+        }
+        if is_final {
+            self.finish(w, base, out);
+        }
+        self.flush_delta(out);
+        self.keep_from()
+    }
+
+    /// The first absolute offset still needed.
+    fn keep_from(&self) -> usize {
+        match self.mode {
+            // After an error only the lexeme in progress matters; the error is already made.
+            Mode::Skip => self
+                .call
+                .as_ref()
+                .and_then(|c| c.snippet_at)
+                .map_or(self.pos, |at| at.min(self.pos)),
+            Mode::Prose => self.pos.min(self.prose_start),
+            _ => self
+                .call
+                .as_ref()
+                .map_or(self.pos, |c| c.start.min(self.pos))
+                .min(self.prose_start),
+        }
+    }
+
+    /// Ends the input: an open call is unterminated, prose is emitted.
+    fn finish(&mut self, w: &str, base: usize, out: &mut Vec<StreamEvent>) {
+        let end = base + w.len();
+        match self.mode {
+            Mode::Prose | Mode::AfterToolTag => {
+                self.call = None;
+                self.pos = end;
+                self.emit_prose(w, base, end, out);
+            }
+            _ => {
+                if let Some(mut call) = self.call.take() {
+                    if call.error.is_none() {
+                        let at = self.locator.locate(w, base, call.start);
+                        let mut e = ParseError::new(
+                            ErrorKind::UnterminatedCall,
+                            "the input ended before </tool> closed the call",
+                            at,
+                        )
+                        .with_snippet(&w[call.start - base..]);
+                        e.partial = ending::partial_arguments(&call);
+                        call.error = Some(e);
+                    }
+                    self.emit_call(w, base, *call, end, out);
+                }
+                self.mode = Mode::Prose;
+                self.pos = end;
+                self.prose_start = end;
+            }
+        }
+    }
+
+    fn put_back(&mut self, call: Box<CallState>) {
+        if self.call.is_none() && !matches!(self.mode, Mode::Prose) {
+            self.call = Some(call);
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! Prose between calls: finding where a call begins, Markdown fences, holding back only the
+//! bytes that could still begin `<tool>`.
+
+use super::super::legacy_json::JsonScanner;
+use super::*;
+use crate::error::{ErrorKind, ParseError};
+use crate::event::StreamEvent;
+use crate::lexer::Lexeme;
+use memchr::{memchr, memchr2};
+
+impl ToolXml {
+    pub(super) fn prose(
+        &mut self,
+        w: &str,
+        base: usize,
+        is_final: bool,
+        out: &mut Vec<StreamEvent>,
+    ) -> Flow {
+        let bytes = w.as_bytes();
+        let track_fences = self.opts.ignore_fenced_calls;
+        loop {
+            let rel = self.pos - base;
+            if rel >= bytes.len() {
+                self.emit_prose(w, base, self.pos, out);
+                return Flow::Stop;
+            }
+            if track_fences && self.fence.at_line_start {
+                match fence_marker(&bytes[rel..], is_final) {
+                    None => {
+                        self.emit_prose(w, base, self.pos, out);
+                        return Flow::Stop;
+                    }
+                    Some(marker) => {
+                        self.fence.at_line_start = false;
+                        if let Some((ch, len)) = marker {
+                            self.fence.open = match self.fence.open {
+                                None => Some((ch, len)),
+                                Some((open_ch, open_len)) if open_ch == ch && len >= open_len => {
+                                    None
+                                }
+                                still_open => still_open,
+                            };
+                        }
+                    }
+                }
+            }
+            let hit = if track_fences {
+                memchr2(b'<', b'\n', &bytes[rel..])
+            } else {
+                memchr(b'<', &bytes[rel..])
+            };
+            let Some(i) = hit else {
+                self.pos = base + bytes.len();
+                self.emit_prose(w, base, self.pos, out);
+                return Flow::Stop;
+            };
+            let at = rel + i;
+            if bytes[at] == b'\n' {
+                self.pos = base + at + 1;
+                self.fence.at_line_start = true;
+                continue;
+            }
+            match probe_tool_tag(&bytes[at..], is_final) {
+                Probe::NeedMore => {
+                    self.pos = base + at;
+                    self.emit_prose(w, base, self.pos, out);
+                    return Flow::Stop;
+                }
+                Probe::No => {
+                    self.pos = base + at + 1;
+                    continue;
+                }
+                Probe::Maybe => {}
+            }
+            match self.lexer.next(w, at, base, is_final) {
+                None => {
+                    self.pos = base + at;
+                    self.emit_prose(w, base, self.pos, out);
+                    return Flow::Stop;
+                }
+                Some((Lexeme::StartTag(tag), n)) if tag.name == TOOL && !tag.self_closing => {
+                    let fenced = track_fences && self.fence.open.is_some();
+                    if fenced || self.calls >= self.opts.limits.max_calls {
+                        if !fenced && !self.call_limit_reported {
+                            self.call_limit_reported = true;
+                            self.emit_prose(w, base, base + at, out);
+                            let p = self.locator.locate(w, base, base + at);
+                            out.push(StreamEvent::Error {
+                                error: ParseError::new(
+                                    ErrorKind::LimitExceeded,
+                                    format!(
+                                        "more than {} calls in one response; the rest are left as prose",
+                                        self.opts.limits.max_calls
+                                    ),
+                                    p,
+                                ),
+                            });
+                        }
+                        self.pos = base + at + n;
+                        continue;
+                    }
+                    // The prose before `<tool>` is certain now, call or not.
+                    self.emit_prose(w, base, base + at, out);
+                    self.call = Some(Box::new(CallState::new(
+                        self.calls,
+                        base + at,
+                        base + at + n,
+                    )));
+                    self.pos = base + at + n;
+                    self.mode = Mode::AfterToolTag;
+                    return Flow::Again;
+                }
+                Some(_) => {
+                    self.pos = base + at + 1;
+                }
+            }
+        }
+    }
+
+    pub(super) fn emit_prose(
+        &mut self,
+        w: &str,
+        base: usize,
+        upto: usize,
+        out: &mut Vec<StreamEvent>,
+    ) {
+        if upto > self.prose_start {
+            out.push(StreamEvent::Prose {
+                text: w[self.prose_start - base..upto - base].to_owned(),
+            });
+            self.prose_start = upto;
+        }
+    }
+
+    pub(super) fn after_tool_tag(
+        &mut self,
+        w: &str,
+        base: usize,
+        is_final: bool,
+        out: &mut Vec<StreamEvent>,
+    ) -> Flow {
+        let bytes = w.as_bytes();
+        let rel = self.pos - base;
+        let first = bytes[rel..]
+            .iter()
+            .position(|&b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+        let Some(i) = first else {
+            self.pos = base + bytes.len();
+            if is_final {
+                self.not_a_call();
+                return Flow::Again;
+            }
+            return Flow::Stop;
+        };
+        let at = rel + i;
+        match bytes[at] {
+            b'<' | b'{' => {
+                let start = self.call.as_ref().map_or(base + at, |c| c.start);
+                self.emit_prose(w, base, start, out);
+                self.prose_start = start;
+                self.calls += 1;
+                let call = self.call.as_mut().expect("a call is open after <tool>");
+                out.push(StreamEvent::CallStarted { index: call.index });
+                self.pos = base + at;
+                if bytes[at] == b'<' {
+                    call.stack
+                        .push(Frame::new(TOOL, Role::Tool, call.start, call.tag_end));
+                    self.mode = Mode::Xml;
+                } else {
+                    self.mode = Mode::Json {
+                        start: base + at,
+                        scanner: JsonScanner::default(),
+                    };
+                }
+            }
+            _ => self.not_a_call(),
+        }
+        Flow::Again
+    }
+
+    /// `<tool>` followed by text: prose after all (`the <tool> tag`).
+    pub(super) fn not_a_call(&mut self) {
+        if let Some(call) = self.call.take() {
+            self.pos = call.tag_end;
+        }
+        self.mode = Mode::Prose;
+    }
+}
+
+/// Whether bytes at a `<` begin `<tool` followed by a delimiter.
+pub(super) enum Probe {
+    Maybe,
+    No,
+    NeedMore,
+}
+
+pub(super) fn probe_tool_tag(s: &[u8], is_final: bool) -> Probe {
+    const OPEN: &[u8] = b"<tool";
+    let n = s.len().min(OPEN.len());
+    if s[..n] != OPEN[..n] {
+        return Probe::No;
+    }
+    match s.get(OPEN.len()) {
+        None if is_final => Probe::No,
+        None => Probe::NeedMore,
+        Some(b'>' | b' ' | b'\t' | b'\n' | b'\r') => Probe::Maybe,
+        Some(_) => Probe::No,
+    }
+}
+
+/// A fence marker at a line start: `Some(Some((char, len)))` for ``` or ~~~ (three or more,
+/// after at most three spaces), `Some(None)` for no marker, `None` when more input is needed.
+#[allow(clippy::option_option)]
+pub(super) fn fence_marker(s: &[u8], is_final: bool) -> Option<Option<(u8, usize)>> {
+    let indent = s.iter().take(4).take_while(|&&b| b == b' ').count();
+    if indent == s.len() {
+        return if is_final { Some(None) } else { None };
+    }
+    if indent > 3 {
+        return Some(None);
+    }
+    let ch = s[indent];
+    if ch != b'`' && ch != b'~' {
+        return Some(None);
+    }
+    let run = s[indent..].iter().take_while(|&&b| b == ch).count();
+    if indent + run == s.len() && !is_final {
+        return None;
+    }
+    Some((run >= 3).then_some((ch, run)))
+}
