@@ -10,7 +10,7 @@ use xml_fallback::tree::Element;
 
 impl ToolXml {
     /// Records the call's first error and skips to its end.
-    /// The error's snippet is filled in later by [`Self::complete_snippet`], once its text is
+    /// The error's snippet is filled in later by [`complete_snippet`], once its text is
     /// all in the window, so errors do not depend on how the input was split.
     pub(super) fn fail(
         &mut self,
