@@ -133,9 +133,8 @@ impl ParseError {
                 "Fix: close every element you open and end the call with </tool>. \
                  Write each call in full before starting the next one."
             }
-            ErrorKind::MismatchedTag
-            | ErrorKind::UnexpectedText
-            | ErrorKind::InvalidCharacterReference => ESCAPING_ADVICE,
+            ErrorKind::MismatchedTag => MISMATCH_ADVICE,
+            ErrorKind::UnexpectedText | ErrorKind::InvalidCharacterReference => ESCAPING_ADVICE,
             ErrorKind::MissingToolName => {
                 "Fix: name the tool inside the call: \
                  <tool><tool_name>NAME</tool_name><arguments>…</arguments></tool>."
@@ -164,6 +163,14 @@ impl ParseError {
         }
     }
 }
+
+/// A mismatched close tag is a typo in a name, an element left open, or a value whose `<` was
+/// read as markup: all three fixes are named.
+const MISMATCH_ADVICE: &str = "Fix: close every element with a close tag of its own name, \
+innermost first (<edit><search>…</search></edit>).\n\
+If the value itself contains < or &, escape it with XML entities: & as &amp;, < as &lt;, > as &gt;.\n\
+For large code, wrap the value in <![CDATA[ … ]]> instead. CDATA cannot contain ]]>; split it as \
+]]]]><![CDATA[> or use entity escaping. Never mix the two in one value.";
 
 const ESCAPING_ADVICE: &str = "Fix, first choice: escape special characters in values with XML \
 entities: & as &amp;, < as &lt;, > as &gt;.\n\
