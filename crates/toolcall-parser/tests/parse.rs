@@ -581,6 +581,8 @@ fn feedback_says_where_and_how_to_fix() {
         f.contains("&amp;") && f.contains("CDATA") && f.contains("]]>"),
         "{f}"
     );
+    assert!(f.contains("close tag of its own name"), "{f}");
+    assert!(f.contains("expected </arguments>"), "{f}");
 }
 
 #[test]
