@@ -43,3 +43,31 @@ fn the_input_limit_cuts_at_one_place_whatever_the_chunking() {
     assert_eq!(toolcall_parser::ParseResult::from_events(events), whole);
     assert_chunking_invariant(text, &opts);
 }
+
+/// `stream_chunking`: CDATA in `<tool_name>` (or `<server_name>`) counted towards
+/// `max_argument_bytes`, as text there does not; the error it caused was located at the CDATA
+/// piece that crossed the limit, which depends on how the input was split.
+#[test]
+fn cdata_outside_arguments_is_not_argument_bytes() {
+    let opts = ParseOptions {
+        limits: toolcall_parser::Limits {
+            max_argument_bytes: 24,
+            ..Default::default()
+        },
+        ..ParseOptions::default()
+    };
+    let name = "x".repeat(30);
+    let text = format!(
+        "<tool><server_name><![CDATA[{name}]]></server_name>\
+         <tool_name><![CDATA[{name}]]></tool_name></tool>"
+    );
+    let r = assert_chunking_invariant(&text, &opts);
+    assert!(r.errors().is_empty(), "{:?}", r.errors());
+    assert_eq!(r.calls()[0].tool_name, name);
+    // Arguments still count.
+    let text = format!(
+        "<tool><tool_name>t</tool_name><arguments><a><![CDATA[{name}]]></a></arguments></tool>"
+    );
+    let r = assert_chunking_invariant(&text, &opts);
+    assert_eq!(r.errors()[0].kind, toolcall_parser::ErrorKind::LimitExceeded);
+}

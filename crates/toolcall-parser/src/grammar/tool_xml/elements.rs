@@ -177,7 +177,11 @@ impl ToolXml {
                 top.element.children.push(Node::CData(String::new()));
             }
             Lexeme::CData(t) => {
-                self.count_argument_bytes(w, base, call, t.len(), at)?;
+                // As for text: only argument values count (not `<tool_name>`, which has no
+                // argument start to report the error at).
+                if role == Role::Value {
+                    self.count_argument_bytes(w, base, call, t.len(), at)?;
+                }
                 if call.at_top_level_argument() && self.emit_deltas {
                     call.delta.push_str(t);
                 }
