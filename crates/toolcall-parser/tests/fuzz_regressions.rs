@@ -69,5 +69,8 @@ fn cdata_outside_arguments_is_not_argument_bytes() {
         "<tool><tool_name>t</tool_name><arguments><a><![CDATA[{name}]]></a></arguments></tool>"
     );
     let r = assert_chunking_invariant(&text, &opts);
-    assert_eq!(r.errors()[0].kind, toolcall_parser::ErrorKind::LimitExceeded);
+    assert_eq!(
+        r.errors()[0].kind,
+        toolcall_parser::ErrorKind::LimitExceeded
+    );
 }
