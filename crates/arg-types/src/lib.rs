@@ -25,6 +25,7 @@
 pub mod de;
 pub mod decode;
 pub mod infer;
+pub mod json_schema;
 pub mod schema;
 pub mod tree;
 pub mod value;

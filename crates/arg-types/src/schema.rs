@@ -19,16 +19,19 @@
 //! coerces them, absent or `true` infers them blind), `items` / `prefixItems`, `enum` and
 //! `const` (after coercion; numbers compare by value), `anyOf` / `oneOf` (the first branch that
 //! coerces, in the order given), `type` lists (in the order given, except that the text `null`
-//! takes `null` first when it is allowed), local `$ref`s (`#/$defs/…`), and `allOf` (merged).
+//! takes `null` first when it is allowed), local `$ref`s (`#/$defs/…`), and `allOf` (merged),
+//! all read as [`crate::json_schema`] reads them.
 //! An argument that the schema does not describe falls back to blind inference. Validation
 //! keywords (`minimum`, `maxLength`, `pattern`, `format`, …) are not checked, and `default`s are
 //! not filled in.
 
 use crate::infer::{NumberSyntax, number_syntax, parse_float};
+use crate::json_schema::{
+    SchemaDoc, alternatives, enum_values, item_schema, merge_into, required, types,
+};
 use crate::tree::{groups, inner_markup, is_mixed, value_from_element_in};
 use crate::{Map, Value};
 use serde_json::Value as Json;
-use std::borrow::Cow;
 use std::fmt;
 use xml_fallback::text::{array_items, element_value, is_blank, is_wrapper, trim_xml};
 use xml_fallback::tree::{Element, Node};
@@ -116,7 +119,7 @@ pub fn coerce_arguments_all(
     source: Option<&str>,
 ) -> Result<Map, Vec<CoerceError>> {
     let mut c = Coercer::new(input_schema, source);
-    let schema = c.normalize(input_schema, 0);
+    let schema = c.doc.resolve(input_schema);
     let map = match schema.as_ref() {
         Json::Object(_) => c.object(args, &schema, ""),
         Json::Bool(false) if args.has_child_elements() => {
@@ -183,13 +186,13 @@ fn first(mut errors: Vec<CoerceError>) -> CoerceError {
     }
 }
 
-/// How far `$ref`/`allOf`/`anyOf` may nest without reading into the tree.
+/// How far `anyOf` (and the schemas it resolves to) may nest without reading into the tree.
 const MAX_DEPTH: usize = 256;
 
 static ANY: Json = Json::Bool(true);
 
 struct Coercer<'a> {
-    root: &'a Json,
+    doc: SchemaDoc<'a>,
     source: Option<&'a str>,
     errors: Vec<CoerceError>,
     depth: usize,
@@ -198,7 +201,7 @@ struct Coercer<'a> {
 impl<'a> Coercer<'a> {
     fn new(root: &'a Json, source: Option<&'a str>) -> Self {
         Coercer {
-            root,
+            doc: SchemaDoc::new(root),
             source,
             errors: Vec::new(),
             depth: 0,
@@ -228,53 +231,6 @@ impl<'a> Coercer<'a> {
         }
     }
 
-    /// Resolves local `$ref`s and merges `allOf` into one schema.
-    fn normalize<'s>(&self, s: &'s Json, hops: usize) -> Cow<'s, Json>
-    where
-        'a: 's,
-    {
-        let Json::Object(obj) = s else {
-            return Cow::Borrowed(s);
-        };
-        if !obj.contains_key("$ref") && !obj.contains_key("allOf") {
-            return Cow::Borrowed(s);
-        }
-        if hops > 32 {
-            return Cow::Borrowed(&ANY);
-        }
-        let mut merged = obj.clone();
-        merged.remove("$ref");
-        merged.remove("allOf");
-        let mut parts: Vec<&Json> = Vec::new();
-        if let Some(target) = obj
-            .get("$ref")
-            .and_then(Json::as_str)
-            .and_then(|r| self.resolve_ref(r))
-        {
-            parts.push(target);
-        }
-        if let Some(Json::Array(all)) = obj.get("allOf") {
-            parts.extend(all);
-        }
-        for part in parts {
-            match self.normalize(part, hops + 1).as_ref() {
-                Json::Object(p) => merge_into(&mut merged, p),
-                Json::Bool(false) => return Cow::Owned(Json::Bool(false)),
-                _ => {}
-            }
-        }
-        Cow::Owned(Json::Object(merged))
-    }
-
-    fn resolve_ref(&self, r: &str) -> Option<&'a Json> {
-        let pointer = r.strip_prefix('#')?;
-        if pointer.is_empty() {
-            Some(self.root)
-        } else {
-            self.root.pointer(pointer)
-        }
-    }
-
     /// Coerces the sibling elements that carry one name (one argument) through `schema`.
     fn group(&mut self, els: &[&Element], schema: &Json, path: &str) -> Option<Value> {
         if self.depth >= MAX_DEPTH {
@@ -293,7 +249,7 @@ impl<'a> Coercer<'a> {
     }
 
     fn group_inner(&mut self, els: &[&Element], schema: &Json, path: &str) -> Option<Value> {
-        let schema = self.normalize(schema, 0);
+        let schema = self.doc.resolve(schema);
         let s = match schema.as_ref() {
             Json::Object(s) => s,
             Json::Bool(false) => {
@@ -302,13 +258,13 @@ impl<'a> Coercer<'a> {
             }
             _ => return Some(self.blind(els)),
         };
-        if let Some(values) = enum_values(s) {
-            return self.enumerated(els, s, &values, path);
+        if let Some(values) = enum_values(&schema) {
+            return self.enumerated(els, s, values, path);
         }
-        if let Some(Json::Array(branches)) = s.get("anyOf").or_else(|| s.get("oneOf")) {
+        if let Some(branches) = alternatives(&schema) {
             return self.any_of(els, s, branches, path);
         }
-        let types = types_of(s);
+        let types = types(&schema);
         if types.is_empty() {
             return Some(self.blind(els));
         }
@@ -362,7 +318,7 @@ impl<'a> Coercer<'a> {
         base.remove("oneOf");
         let mut merged: Vec<Json> = Vec::with_capacity(branches.len());
         for b in branches {
-            match self.normalize(b, 0).as_ref() {
+            match self.doc.resolve(b).as_ref() {
                 Json::Object(o) => {
                     let mut m = o.clone();
                     merge_into(&mut m, &base);
@@ -374,10 +330,7 @@ impl<'a> Coercer<'a> {
         // The text `null` takes a `null` branch first, wherever it stands.
         if let [single] = els
             && is_null_text(single)
-            && merged.iter().any(|b| {
-                b.as_object()
-                    .is_some_and(|o| types_of(o).as_slice() == ["null"])
-            })
+            && merged.iter().any(|b| types(b) == ["null"])
         {
             return Some(Value::Null);
         }
@@ -426,7 +379,7 @@ impl<'a> Coercer<'a> {
         rest.remove("const");
         let rest_json = Json::Object(rest);
         let expected = describe_enum(values);
-        if !types_of(&rest_json_obj(&rest_json)).is_empty()
+        if !types(&rest_json).is_empty()
             || rest_json.get("anyOf").is_some()
             || rest_json.get("oneOf").is_some()
         {
@@ -451,9 +404,8 @@ impl<'a> Coercer<'a> {
         // Untyped: each allowed value is tried with its own type.
         for candidate in values {
             let want = Value::from(candidate);
-            let mut typed = rest_json_obj(&rest_json);
-            typed.insert("type".into(), Json::String(want.type_name().into()));
-            let typed = Json::Object(typed);
+            let mut typed = rest_json.clone();
+            typed["type"] = Json::String(want.type_name().into());
             if let Ok(v) = self.attempt(|c| c.group(els, &typed, path))
                 && same(&v, &want)
             {
@@ -510,7 +462,7 @@ impl<'a> Coercer<'a> {
                     .child_elements()
                     .next()
                     .map_or("", |c| c.name.as_str());
-                if self.describes_property(item_schema(s, 0), child_name, 0) {
+                if self.describes_property(item_schema(s, 0).unwrap_or(&ANY), child_name, 0) {
                     vec![*single]
                 } else {
                     array_items(els)
@@ -522,7 +474,7 @@ impl<'a> Coercer<'a> {
         let mut ok = true;
         for (i, item) in items.into_iter().enumerate() {
             let p = format!("{path}[{i}]");
-            match self.group(&[item], item_schema(s, i), &p) {
+            match self.group(&[item], item_schema(s, i).unwrap_or(&ANY), &p) {
                 Some(v) => out.push(v),
                 None => ok = false,
             }
@@ -536,7 +488,7 @@ impl<'a> Coercer<'a> {
         if hops > 16 {
             return false;
         }
-        let schema = self.normalize(schema, 0);
+        let schema = self.doc.resolve(schema);
         let Json::Object(s) = schema.as_ref() else {
             return false;
         };
@@ -614,18 +566,16 @@ impl<'a> Coercer<'a> {
                 None => ok = false,
             }
         }
-        if let Some(required) = s.get("required").and_then(Json::as_array) {
-            for name in required.iter().filter_map(Json::as_str) {
-                if !out.contains_key(name) && e.child(name).is_none() {
-                    let p = if path.is_empty() {
-                        name.to_owned()
-                    } else {
-                        format!("{path}.{name}")
-                    };
-                    let expected = self.describe(props.get(name).unwrap_or(&ANY));
-                    self.fail(&p, &expected, "nothing", "the argument is required");
-                    ok = false;
-                }
+        for name in required(s) {
+            if !out.contains_key(name) && e.child(name).is_none() {
+                let p = if path.is_empty() {
+                    name.to_owned()
+                } else {
+                    format!("{path}.{name}")
+                };
+                let expected = self.describe(props.get(name).unwrap_or(&ANY));
+                self.fail(&p, &expected, "nothing", "the argument is required");
+                ok = false;
             }
         }
         ok.then_some(out)
@@ -633,102 +583,22 @@ impl<'a> Coercer<'a> {
 
     /// A short description of what `schema` accepts.
     fn describe(&self, schema: &Json) -> String {
-        let schema = self.normalize(schema, 0);
-        let Json::Object(s) = schema.as_ref() else {
+        let schema = self.doc.resolve(schema);
+        if !schema.is_object() {
             return "a value".into();
-        };
-        if let Some(values) = enum_values(s) {
-            return describe_enum(&values);
         }
-        if let Some(Json::Array(b)) = s.get("anyOf").or_else(|| s.get("oneOf")) {
+        if let Some(values) = enum_values(&schema) {
+            return describe_enum(values);
+        }
+        if let Some(b) = alternatives(&schema) {
             return describe_any_of(b);
         }
-        let types = types_of(s);
+        let types = types(&schema);
         if types.is_empty() {
             "a value".into()
         } else {
             describe_types(&types)
         }
-    }
-}
-
-fn rest_json_obj(s: &Json) -> serde_json::Map<String, Json> {
-    s.as_object().cloned().unwrap_or_default()
-}
-
-/// Adds the keys of `from` that `into` lacks, uniting `properties` and `required`.
-fn merge_into(into: &mut serde_json::Map<String, Json>, from: &serde_json::Map<String, Json>) {
-    for (k, v) in from {
-        match (k.as_str(), into.get_mut(k), v) {
-            ("properties", Some(Json::Object(mine)), Json::Object(theirs)) => {
-                for (pk, pv) in theirs {
-                    mine.entry(pk.clone()).or_insert_with(|| pv.clone());
-                }
-            }
-            ("required", Some(Json::Array(mine)), Json::Array(theirs)) => {
-                for r in theirs {
-                    if !mine.contains(r) {
-                        mine.push(r.clone());
-                    }
-                }
-            }
-            (_, Some(_), _) => {}
-            (_, None, _) => {
-                into.insert(k.clone(), v.clone());
-            }
-        }
-    }
-}
-
-/// The JSON Schema type names that `s` allows, in the order given; from the keywords when
-/// `type` is absent; empty when anything goes.
-fn types_of(s: &serde_json::Map<String, Json>) -> Vec<&str> {
-    const KNOWN: [&str; 7] = [
-        "string", "integer", "number", "boolean", "null", "array", "object",
-    ];
-    match s.get("type") {
-        Some(Json::String(t)) => KNOWN.iter().copied().filter(|k| k == t).collect(),
-        Some(Json::Array(ts)) => ts
-            .iter()
-            .filter_map(Json::as_str)
-            .filter_map(|t| KNOWN.iter().copied().find(|k| *k == t))
-            .collect(),
-        _ => {
-            if ["properties", "required", "additionalProperties"]
-                .iter()
-                .any(|k| s.contains_key(*k))
-            {
-                vec!["object"]
-            } else if s.contains_key("items") || s.contains_key("prefixItems") {
-                vec!["array"]
-            } else {
-                Vec::new()
-            }
-        }
-    }
-}
-
-fn enum_values(s: &serde_json::Map<String, Json>) -> Option<Vec<Json>> {
-    if let Some(Json::Array(values)) = s.get("enum") {
-        return Some(values.clone());
-    }
-    s.get("const").map(|c| vec![c.clone()])
-}
-
-/// The schema of item `i` of an array schema.
-fn item_schema(s: &Json, i: usize) -> &Json {
-    if let Some(Json::Array(prefix)) = s.get("prefixItems")
-        && let Some(item) = prefix.get(i)
-    {
-        return item;
-    }
-    match s.get("items") {
-        Some(Json::Array(positional)) => positional
-            .get(i)
-            .or_else(|| s.get("additionalItems"))
-            .unwrap_or(&ANY),
-        Some(items) => items,
-        None => &ANY,
     }
 }
 
@@ -759,19 +629,17 @@ fn describe_enum(values: &[Json]) -> String {
 fn describe_any_of(branches: &[Json]) -> String {
     let mut parts: Vec<String> = Vec::new();
     for b in branches {
-        let d = match b {
-            Json::Object(o) => match enum_values(o) {
-                Some(values) => describe_enum(&values),
-                None => {
-                    let t = types_of(o);
-                    if t.is_empty() {
-                        "a value".into()
-                    } else {
-                        describe_types(&t)
-                    }
-                }
-            },
-            _ => "a value".into(),
+        let d = if !b.is_object() {
+            "a value".into()
+        } else if let Some(values) = enum_values(b) {
+            describe_enum(values)
+        } else {
+            let t = types(b);
+            if t.is_empty() {
+                "a value".into()
+            } else {
+                describe_types(&t)
+            }
         };
         if !parts.contains(&d) {
             parts.push(d);

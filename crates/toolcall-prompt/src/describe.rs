@@ -2,7 +2,7 @@
 //! call generated from the schema.
 
 use crate::example::example_arguments;
-use crate::schema::{Doc, alternatives, item_schema, required, types};
+use crate::schema::{SchemaDoc, alternatives, item_schema, required, types_with_values};
 use crate::tool_def::ToolDef;
 use arg_types::write::{WriteError, write_arguments};
 use serde_json::Value as Json;
@@ -72,7 +72,7 @@ pub fn describe_tool(tool: &ToolDef) -> String {
         out.push_str(description);
         out.push('\n');
     }
-    let doc = Doc::new(&tool.input_schema);
+    let doc = SchemaDoc::new(&tool.input_schema);
     let mut params = String::new();
     list_members(&doc, &tool.input_schema, 0, &mut params);
     if params.is_empty() {
@@ -124,7 +124,7 @@ pub fn example_call(tool: &ToolDef) -> Result<String, WriteError> {
 
 /// Lists the members of an object schema (or of the object items of an array schema), one line
 /// each, indented two spaces per level.
-fn list_members(doc: &Doc<'_>, schema: &Json, depth: usize, out: &mut String) {
+fn list_members(doc: &SchemaDoc<'_>, schema: &Json, depth: usize, out: &mut String) {
     if depth >= MAX_LISTED_DEPTH {
         return;
     }
@@ -169,7 +169,7 @@ fn list_members(doc: &Doc<'_>, schema: &Json, depth: usize, out: &mut String) {
             let _ = write!(out, ": {description}");
         }
         out.push('\n');
-        let nested = if types(&p).contains(&"array") {
+        let nested = if types_with_values(&p).contains(&"array") {
             item_schema(&p, 0).cloned()
         } else {
             Some(p.into_owned())
@@ -181,13 +181,13 @@ fn list_members(doc: &Doc<'_>, schema: &Json, depth: usize, out: &mut String) {
 }
 
 /// A short type name: `string`, `array of string`, `integer or null`, `any`.
-fn type_label(doc: &Doc<'_>, schema: &Json, depth: usize) -> String {
+fn type_label(doc: &SchemaDoc<'_>, schema: &Json, depth: usize) -> String {
     if depth > MAX_LISTED_DEPTH {
         return "any".into();
     }
     let resolved = doc.resolve(schema);
     let s = resolved.as_ref();
-    let ts = types(s);
+    let ts = types_with_values(s);
     let mut labels: Vec<String> = Vec::new();
     if ts.is_empty() {
         if let Some(alts) = alternatives(s) {

@@ -20,7 +20,9 @@
 //! Optional properties whose names are not XML element names are left out (no call could
 //! carry them).
 
-use crate::schema::{Doc, alternatives, item_schema, json_schema_type, required, types};
+use crate::schema::{
+    SchemaDoc, alternatives, item_schema, required, types_with_values, value_type,
+};
 use arg_types::write::is_element_name;
 use arg_types::{Map, Value};
 use serde_json::Value as Json;
@@ -57,10 +59,10 @@ const MAX_ITEMS: usize = 3;
 /// ```
 pub fn example_arguments(input_schema: &Json) -> Map {
     let generator = Generator {
-        doc: Doc::new(input_schema),
+        doc: SchemaDoc::new(input_schema),
     };
     let resolved = generator.doc.resolve(input_schema);
-    if types(&resolved).contains(&"object") || resolved.get("properties").is_some() {
+    if types_with_values(&resolved).contains(&"object") || resolved.get("properties").is_some() {
         generator.object(&resolved, 0, 0)
     } else {
         Map::new()
@@ -78,13 +80,13 @@ pub fn example_arguments(input_schema: &Json) -> Map {
 /// ```
 pub fn example_value(name: &str, schema: &Json) -> Value {
     let generator = Generator {
-        doc: Doc::new(schema),
+        doc: SchemaDoc::new(schema),
     };
     generator.value(name, schema, 0, 0)
 }
 
 struct Generator<'a> {
-    doc: Doc<'a>,
+    doc: SchemaDoc<'a>,
 }
 
 impl Generator<'_> {
@@ -109,7 +111,7 @@ impl Generator<'_> {
                 return Value::from(v);
             }
         }
-        let allowed = types(s);
+        let allowed = types_with_values(s);
         if let Some(v) = given_example(s, &allowed) {
             return v;
         }
@@ -229,7 +231,11 @@ impl Generator<'_> {
         (0..count)
             .filter_map(|i| {
                 let item = item_schema(s, i);
-                if item.is_none() && prefix > 0 && s.get("items").is_some() {
+                // Past the positions, `items` or `additionalItems` may allow no more items.
+                if matches!(item, None | Some(Json::Bool(false)))
+                    && prefix > 0
+                    && s.get("items").is_some()
+                {
                     return None;
                 }
                 Some(self.value(name, item.unwrap_or(&any), depth + 1, i))
@@ -257,7 +263,7 @@ fn null_if_empty(v: Value, null_allowed: bool) -> Value {
 
 /// A schema that only allows `null`.
 fn is_null_schema(s: &Json) -> bool {
-    types(s) == ["null"]
+    types_with_values(s) == ["null"]
 }
 
 /// A non-negative integer keyword (`minItems`, `minLength`, …).
@@ -276,7 +282,7 @@ fn given_example(s: &Json, allowed: &[&str]) -> Option<Value> {
             .and_then(|e| e.first()),
     ];
     candidates.into_iter().flatten().find_map(|v| {
-        let t = json_schema_type(v);
+        let t = value_type(v);
         let scalar = !matches!(v, Json::Array(_) | Json::Object(_));
         let fits = allowed.is_empty()
             || allowed.contains(&t)
@@ -698,6 +704,20 @@ mod tests {
                 Value::Array(vec![Value::Int(1), Value::Int(2)]),
                 Value::Array(vec![Value::Int(1), Value::Int(2)])
             ])
+        );
+    }
+
+    #[test]
+    fn no_items_where_the_schema_allows_none() {
+        let v = |s: Json| example_value("tags", &s);
+        let one = Value::Array(vec!["example".into()]);
+        assert_eq!(
+            v(json!({"type": "array", "items": [{"type": "string"}], "additionalItems": false})),
+            one
+        );
+        assert_eq!(
+            v(json!({"type": "array", "prefixItems": [{"type": "string"}], "items": false})),
+            one
         );
     }
 

@@ -1,0 +1,555 @@
+//! Reading JSON Schemas: the one reading that the coercer ([`crate::schema`]) and the prompt
+//! generator (`toolcall-prompt`) share, so that what a model is shown and what its call is read
+//! through agree.
+//!
+//! - [`SchemaDoc::resolve`]: local `$ref`s followed and `allOf` members merged, bounded so that
+//!   recursive or hostile schemas end.
+//! - [`types`] and [`types_with_values`]: the type names a schema allows.
+//! - [`enum_values`], [`required`], [`alternatives`], [`item_schema`]: single keywords read.
+//!
+//! The keyword readers take a schema as it is; pass them the result of [`SchemaDoc::resolve`]
+//! when the schema may hold `$ref` or `allOf`. Anything that is not an object (`true`, `false`,
+//! or not a schema at all) reads as having none of the keywords.
+//!
+//! ```
+//! use arg_types::json_schema::{SchemaDoc, required, types};
+//! let root = serde_json::json!({
+//!     "$defs": {"Base": {"type": "object", "properties": {"id": {}}, "required": ["id"]}},
+//!     "allOf": [{"$ref": "#/$defs/Base"}, {"required": ["name"]}]
+//! });
+//! let doc = SchemaDoc::new(&root);
+//! let s = doc.resolve(&root);
+//! assert_eq!(types(&s), ["object"]);
+//! assert_eq!(required(&s), ["id", "name"]);
+//! ```
+
+use serde_json::{Map as JsonMap, Value as Json};
+use std::borrow::Cow;
+
+/// How deeply `$ref` targets and `allOf` members may nest in one resolution; deeper ones that
+/// would need resolving themselves contribute nothing.
+const MAX_RESOLVE_DEPTH: usize = 32;
+
+/// How many schemas one resolution resolves at most (a bound on breadth, where
+/// [`MAX_RESOLVE_DEPTH`] bounds depth: `allOf` lists of references to `allOf` lists would
+/// otherwise grow exponentially).
+const MAX_RESOLVE_PARTS: usize = 1024;
+
+/// The type names JSON Schema defines.
+const TYPE_NAMES: [&str; 7] = [
+    "string", "integer", "number", "boolean", "null", "array", "object",
+];
+
+static TRUE: Json = Json::Bool(true);
+
+/// A schema document, the root that local references (`#/$defs/x`) point into.
+///
+/// ```
+/// use arg_types::json_schema::SchemaDoc;
+/// use serde_json::json;
+/// let root = json!({"definitions": {"Mode": {"enum": ["a", "b"]}}});
+/// let doc = SchemaDoc::new(&root);
+/// let mode = json!({"$ref": "#/definitions/Mode"});
+/// assert_eq!(doc.resolve(&mode).as_ref(), &json!({"enum": ["a", "b"]}));
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct SchemaDoc<'a> {
+    root: &'a Json,
+}
+
+impl<'a> SchemaDoc<'a> {
+    /// A document whose root is `root` (a tool's whole input schema).
+    ///
+    /// ```
+    /// let root = serde_json::json!({"type": "object"});
+    /// assert_eq!(arg_types::json_schema::SchemaDoc::new(&root).root(), &root);
+    /// ```
+    pub fn new(root: &'a Json) -> Self {
+        SchemaDoc { root }
+    }
+
+    /// The document's root.
+    ///
+    /// ```
+    /// let root = serde_json::json!(true);
+    /// assert_eq!(arg_types::json_schema::SchemaDoc::new(&root).root(), &root);
+    /// ```
+    pub fn root(&self) -> &'a Json {
+        self.root
+    }
+
+    /// The target of a local reference: `#` (the root) or `#` followed by a JSON Pointer
+    /// (`#/$defs/x`, `#/definitions/x`, `#/properties/a`); `None` for other references and
+    /// for pointers to nothing.
+    ///
+    /// ```
+    /// use arg_types::json_schema::SchemaDoc;
+    /// let root = serde_json::json!({"$defs": {"x": {"type": "string"}}});
+    /// let doc = SchemaDoc::new(&root);
+    /// assert_eq!(doc.pointer("#/$defs/x"), Some(&serde_json::json!({"type": "string"})));
+    /// assert_eq!(doc.pointer("#"), Some(&root));
+    /// assert_eq!(doc.pointer("#/$defs/y"), None);
+    /// assert_eq!(doc.pointer("other.json#/x"), None);
+    /// ```
+    pub fn pointer(&self, reference: &str) -> Option<&'a Json> {
+        let fragment = reference.strip_prefix('#')?;
+        if fragment.is_empty() {
+            Some(self.root)
+        } else {
+            self.root.pointer(fragment)
+        }
+    }
+
+    /// `s` with its `$ref` followed and its `allOf` members merged in, recursively, as one
+    /// schema without `$ref` or `allOf`; `s` itself when it has neither.
+    ///
+    /// The parts are merged in order with [`merge_into`]: `s`'s own keywords first (so that they
+    /// win over the target of its `$ref`), then the resolved target, then each resolved `allOf`
+    /// member. How the parts end:
+    ///
+    /// - a part that is `false` (nothing is valid) makes the whole result `false`;
+    /// - a part that is `true` or not a schema, a reference that is not local or points to
+    ///   nothing, and a part past the bound (nested more than 32 deep, or beyond the 1024th
+    ///   schema resolved in one call) contribute nothing. So a cycle ends as if the reference
+    ///   that closes it were `true`: `{"$ref": "#"}` alone resolves to `{}`, any schema.
+    ///
+    /// ```
+    /// use arg_types::json_schema::SchemaDoc;
+    /// use serde_json::json;
+    /// let root = json!({"$defs": {
+    ///     "id": {"type": "integer", "description": "An id"},
+    ///     "loop": {"$ref": "#/$defs/loop"},
+    ///     "never": false
+    /// }});
+    /// let doc = SchemaDoc::new(&root);
+    /// let s = json!({"$ref": "#/$defs/id", "description": "The user's id"});
+    /// assert_eq!(doc.resolve(&s).as_ref(), &json!({"type": "integer", "description": "The user's id"}));
+    /// assert_eq!(doc.resolve(&json!({"$ref": "#/$defs/loop"})).as_ref(), &json!({}));
+    /// assert_eq!(doc.resolve(&json!({"$ref": "#/nowhere", "type": "string"})).as_ref(), &json!({"type": "string"}));
+    /// let never = json!({"allOf": [{"type": "string"}, {"$ref": "#/$defs/never"}]});
+    /// assert_eq!(doc.resolve(&never).as_ref(), &json!(false));
+    /// ```
+    pub fn resolve<'s>(&self, s: &'s Json) -> Cow<'s, Json>
+    where
+        'a: 's,
+    {
+        let mut budget = MAX_RESOLVE_PARTS;
+        self.resolve_in(s, 0, &mut budget)
+    }
+
+    fn resolve_in<'s>(&self, s: &'s Json, depth: usize, budget: &mut usize) -> Cow<'s, Json>
+    where
+        'a: 's,
+    {
+        let Json::Object(obj) = s else {
+            return Cow::Borrowed(s);
+        };
+        if !obj.contains_key("$ref") && !obj.contains_key("allOf") {
+            return Cow::Borrowed(s);
+        }
+        if depth > MAX_RESOLVE_DEPTH || *budget == 0 {
+            return Cow::Borrowed(&TRUE);
+        }
+        *budget -= 1;
+        let target = obj
+            .get("$ref")
+            .and_then(Json::as_str)
+            .and_then(|r| self.pointer(r));
+        let members = obj
+            .get("allOf")
+            .and_then(Json::as_array)
+            .map_or(&[][..], Vec::as_slice);
+        if obj.len() == 1
+            && members.is_empty()
+            && let Some(target) = target
+        {
+            // A bare reference: its target's resolution, borrowed when the target needs none.
+            let resolved = self.resolve_in(target, depth + 1, budget);
+            return match resolved.as_ref() {
+                Json::Object(_) | Json::Bool(false) => resolved,
+                _ => Cow::Owned(Json::Object(JsonMap::new())),
+            };
+        }
+        let mut merged = obj.clone();
+        merged.remove("$ref");
+        merged.remove("allOf");
+        for part in target.into_iter().chain(members) {
+            match self.resolve_in(part, depth + 1, budget).as_ref() {
+                Json::Object(p) => merge_into(&mut merged, p),
+                Json::Bool(false) => return Cow::Owned(Json::Bool(false)),
+                _ => {}
+            }
+        }
+        Cow::Owned(Json::Object(merged))
+    }
+}
+
+/// Merges the keywords of `from` into `into` as `allOf` members merge: `properties` and
+/// `required` are united (a property `into` already has keeps its schema), any other keyword
+/// `into` already has is kept.
+///
+/// ```
+/// use serde_json::json;
+/// let mut into = json!({"properties": {"a": {"type": "string"}}, "required": ["a"], "title": "A"});
+/// let from = json!({"properties": {"a": {}, "b": {}}, "required": ["b", "a"], "title": "B", "type": "object"});
+/// arg_types::json_schema::merge_into(into.as_object_mut().unwrap(), from.as_object().unwrap());
+/// assert_eq!(into, json!({
+///     "properties": {"a": {"type": "string"}, "b": {}},
+///     "required": ["a", "b"],
+///     "title": "A",
+///     "type": "object"
+/// }));
+/// ```
+pub fn merge_into(into: &mut JsonMap<String, Json>, from: &JsonMap<String, Json>) {
+    for (k, v) in from {
+        match (k.as_str(), into.get_mut(k), v) {
+            ("properties", Some(Json::Object(have)), Json::Object(more)) => {
+                for (name, schema) in more {
+                    have.entry(name.clone()).or_insert_with(|| schema.clone());
+                }
+            }
+            ("required", Some(Json::Array(have)), Json::Array(more)) => {
+                for name in more {
+                    if !have.contains(name) {
+                        have.push(name.clone());
+                    }
+                }
+            }
+            (_, Some(_), _) => {}
+            (_, None, _) => {
+                into.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+/// The type names a (resolved) schema allows, in the order given; empty means any.
+///
+/// From `type` (a name or a list of names) when it is there, leaving out names JSON Schema does
+/// not define (`"file"`); otherwise inferred from the keywords: `object` from `properties`,
+/// `required` or `additionalProperties`, `array` from `items` or `prefixItems`. Values are not
+/// looked at (the coercer reads `enum` and `const` on their own); see [`types_with_values`].
+///
+/// ```
+/// use arg_types::json_schema::types;
+/// use serde_json::json;
+/// assert_eq!(types(&json!({"type": ["string", "null"]})), ["string", "null"]);
+/// assert_eq!(types(&json!({"type": "file"})), Vec::<&str>::new());
+/// assert_eq!(types(&json!({"required": ["a"]})), ["object"]);
+/// assert_eq!(types(&json!({"prefixItems": []})), ["array"]);
+/// assert!(types(&json!({"enum": ["a"]})).is_empty());
+/// ```
+pub fn types(s: &Json) -> Vec<&str> {
+    match s.get("type") {
+        Some(Json::String(t)) => TYPE_NAMES.iter().copied().filter(|k| k == t).collect(),
+        Some(Json::Array(ts)) => ts
+            .iter()
+            .filter_map(Json::as_str)
+            .filter_map(|t| TYPE_NAMES.iter().copied().find(|k| *k == t))
+            .collect(),
+        _ => {
+            if ["properties", "required", "additionalProperties"]
+                .iter()
+                .any(|k| s.get(*k).is_some())
+            {
+                vec!["object"]
+            } else if s.get("items").is_some() || s.get("prefixItems").is_some() {
+                vec!["array"]
+            } else {
+                Vec::new()
+            }
+        }
+    }
+}
+
+/// [`types`], and when that gives none, the types of the [`enum_values`] in their order (each
+/// once): what a reader of the schema (the prompt's parameter list, its example generator) takes
+/// the type to be.
+///
+/// ```
+/// use arg_types::json_schema::types_with_values;
+/// use serde_json::json;
+/// assert_eq!(types_with_values(&json!({"enum": ["a", 1, "b", 2.5]})), ["string", "integer", "number"]);
+/// assert_eq!(types_with_values(&json!({"type": "string", "enum": [1]})), ["string"]);
+/// assert!(types_with_values(&json!({})).is_empty());
+/// ```
+pub fn types_with_values(s: &Json) -> Vec<&str> {
+    let mut out = types(s);
+    if out.is_empty() {
+        for v in enum_values(s).unwrap_or_default() {
+            let t = value_type(v);
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+    }
+    out
+}
+
+/// The JSON Schema type name of a JSON value: `integer` for numbers without a fractional part
+/// in their JSON form, `number` for the others.
+///
+/// ```
+/// use arg_types::json_schema::value_type;
+/// use serde_json::json;
+/// assert_eq!(value_type(&json!(3)), "integer");
+/// assert_eq!(value_type(&json!(3.0)), "number");
+/// assert_eq!(value_type(&json!(null)), "null");
+/// ```
+pub fn value_type(v: &Json) -> &'static str {
+    match v {
+        Json::Null => "null",
+        Json::Bool(_) => "boolean",
+        Json::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Json::Number(_) => "number",
+        Json::String(_) => "string",
+        Json::Array(_) => "array",
+        Json::Object(_) => "object",
+    }
+}
+
+/// The values a schema allows when it lists them: `[const]`, else the `enum` list (which may be
+/// empty: no value); `None` when it has neither.
+///
+/// ```
+/// use arg_types::json_schema::enum_values;
+/// use serde_json::json;
+/// assert_eq!(enum_values(&json!({"enum": ["a", "b"]})), Some(&[json!("a"), json!("b")][..]));
+/// assert_eq!(enum_values(&json!({"const": null})), Some(&[json!(null)][..]));
+/// assert_eq!(enum_values(&json!({"const": 1, "enum": [1, 2]})), Some(&[json!(1)][..]));
+/// assert_eq!(enum_values(&json!({"type": "string"})), None);
+/// ```
+pub fn enum_values(s: &Json) -> Option<&[Json]> {
+    s.get("const")
+        .map(std::slice::from_ref)
+        .or_else(|| s.get("enum").and_then(Json::as_array).map(Vec::as_slice))
+}
+
+/// The `required` names of a (resolved) object schema, in the order given.
+///
+/// ```
+/// let s = serde_json::json!({"required": ["path", 3, "mode"]});
+/// assert_eq!(arg_types::json_schema::required(&s), ["path", "mode"]);
+/// ```
+pub fn required(s: &Json) -> Vec<&str> {
+    s.get("required")
+        .and_then(Json::as_array)
+        .map(|r| r.iter().filter_map(Json::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// The `anyOf` alternatives of a schema, else its `oneOf` ones; `None` when it has neither
+/// list. An empty list is returned as it is (no value fits it).
+///
+/// ```
+/// use arg_types::json_schema::alternatives;
+/// use serde_json::json;
+/// let s = json!({"oneOf": [{"type": "string"}, {"type": "null"}]});
+/// assert_eq!(alternatives(&s).map(<[_]>::len), Some(2));
+/// assert_eq!(alternatives(&json!({"anyOf": []})), Some(&[][..]));
+/// assert_eq!(alternatives(&json!({"type": "string"})), None);
+/// ```
+pub fn alternatives(s: &Json) -> Option<&[Json]> {
+    s.get("anyOf")
+        .or_else(|| s.get("oneOf"))
+        .and_then(Json::as_array)
+        .map(Vec::as_slice)
+}
+
+/// The schema of item `index` of a (resolved) array schema: `prefixItems` by position, then
+/// array-form `items` by position (with `additionalItems` past its end), else `items`. `None`
+/// when nothing describes the item, which allows anything.
+///
+/// ```
+/// use arg_types::json_schema::item_schema;
+/// use serde_json::json;
+/// let s = json!({"prefixItems": [{"type": "string"}], "items": {"type": "integer"}});
+/// assert_eq!(item_schema(&s, 0), Some(&json!({"type": "string"})));
+/// assert_eq!(item_schema(&s, 5), Some(&json!({"type": "integer"})));
+/// let tuple = json!({"items": [{"type": "boolean"}], "additionalItems": false});
+/// assert_eq!(item_schema(&tuple, 1), Some(&json!(false)));
+/// assert_eq!(item_schema(&json!({"type": "array"}), 0), None);
+/// ```
+pub fn item_schema(s: &Json, index: usize) -> Option<&Json> {
+    if let Some(Json::Array(prefix)) = s.get("prefixItems")
+        && let Some(item) = prefix.get(index)
+    {
+        return Some(item);
+    }
+    match s.get("items") {
+        Some(Json::Array(by_position)) => {
+            by_position.get(index).or_else(|| s.get("additionalItems"))
+        }
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn refs_and_all_of_resolve_and_cycles_end() {
+        let root = json!({
+            "$defs": {
+                "a": {"$ref": "#/$defs/b"},
+                "b": {"type": "string"},
+                "loop": {"$ref": "#/$defs/loop"},
+                "base": {"properties": {"x": {"type": "integer"}}, "required": ["x"]}
+            },
+            "allOf": [
+                {"$ref": "#/$defs/base"},
+                {"properties": {"y": {"type": "string"}, "x": {"type": "string"}}, "required": ["y", "x"]}
+            ]
+        });
+        let doc = SchemaDoc::new(&root);
+        let a = json!({"$ref": "#/$defs/a"});
+        assert_eq!(doc.resolve(&a).as_ref(), &json!({"type": "string"}));
+        let merged = doc.resolve(&root);
+        assert_eq!(merged["properties"]["x"], json!({"type": "integer"}));
+        assert_eq!(merged["properties"]["y"], json!({"type": "string"}));
+        assert_eq!(required(&merged), ["x", "y"]);
+        assert!(merged.get("allOf").is_none());
+        // Reconciled: the prompt kept a cyclic or unresolvable `$ref` in place, the coercer
+        // dropped it; both read either as any schema. Now it is dropped (no `$ref` remains for
+        // a caller to follow again).
+        let l = json!({"$ref": "#/$defs/loop"});
+        assert_eq!(doc.resolve(&l).as_ref(), &json!({}));
+        let missing = json!({"$ref": "#/nowhere"});
+        assert_eq!(doc.resolve(&missing).as_ref(), &json!({}));
+        let remote = json!({"$ref": "https://example.com/s.json", "type": "string"});
+        assert_eq!(doc.resolve(&remote).as_ref(), &json!({"type": "string"}));
+    }
+
+    #[test]
+    fn ref_siblings_are_merged_and_win() {
+        // Reconciled: the prompt followed a `$ref` and dropped the keywords beside it (and an
+        // `allOf` beside it); the coercer merged them, its own keywords first. Now merged.
+        let root = json!({"$defs": {"e": {"type": "object", "description": "An edit",
+            "properties": {"a": {"type": "string"}}}}});
+        let doc = SchemaDoc::new(&root);
+        let s = json!({"$ref": "#/$defs/e", "description": "The edit",
+            "allOf": [{"properties": {"b": {"type": "integer"}}, "required": ["b"]}]});
+        assert_eq!(
+            doc.resolve(&s).as_ref(),
+            &json!({"type": "object", "description": "The edit",
+                "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}, "required": ["b"]})
+        );
+        // A bare reference to a schema that needs no resolution is borrowed, not copied.
+        let bare = json!({"$ref": "#/$defs/e"});
+        assert!(matches!(doc.resolve(&bare), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn a_false_part_makes_the_whole_false() {
+        // Reconciled: the prompt skipped `false` members of `allOf`; the coercer made the whole
+        // schema `false` (no value allowed). Now `false`.
+        let root = json!({"$defs": {"never": false}});
+        let doc = SchemaDoc::new(&root);
+        let s = json!({"type": "string", "allOf": [{"minLength": 1}, false]});
+        assert_eq!(doc.resolve(&s).as_ref(), &json!(false));
+        let r = json!({"$ref": "#/$defs/never", "type": "string"});
+        assert_eq!(doc.resolve(&r).as_ref(), &json!(false));
+        let t = json!({"allOf": [true, 3], "type": "string"});
+        assert_eq!(doc.resolve(&t).as_ref(), &json!({"type": "string"}));
+    }
+
+    #[test]
+    fn resolution_is_bounded_in_depth_and_breadth() {
+        // Each level doubles: without the breadth bound 2^32 schemas would be resolved.
+        let root = json!({"$defs": {"a": {"allOf": [
+            {"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}, {"type": "string"}
+        ]}}});
+        let doc = SchemaDoc::new(&root);
+        let s = json!({"$ref": "#/$defs/a"});
+        assert_eq!(doc.resolve(&s).as_ref(), &json!({"type": "string"}));
+        // A chain longer than the depth bound ends as any schema.
+        let mut defs = JsonMap::new();
+        for i in 0..40 {
+            defs.insert(
+                format!("d{i}"),
+                json!({"$ref": format!("#/$defs/d{}", i + 1)}),
+            );
+        }
+        defs.insert("d40".into(), json!({"type": "string"}));
+        let chain = json!({"$defs": defs});
+        let doc = SchemaDoc::new(&chain);
+        assert_eq!(
+            doc.resolve(&json!({"$ref": "#/$defs/d0"})).as_ref(),
+            &json!({})
+        );
+        assert_eq!(
+            doc.resolve(&json!({"$ref": "#/$defs/d20"})).as_ref(),
+            &json!({"type": "string"})
+        );
+    }
+
+    #[test]
+    fn types_are_given_or_inferred() {
+        assert_eq!(
+            types(&json!({"type": ["string", "null"]})),
+            ["string", "null"]
+        );
+        assert_eq!(types(&json!({"properties": {}})), ["object"]);
+        assert_eq!(types(&json!({"additionalProperties": false})), ["object"]);
+        assert_eq!(types(&json!({"items": {}})), ["array"]);
+        assert!(types(&json!({})).is_empty());
+        assert!(types(&json!(true)).is_empty());
+        assert_eq!(
+            types_with_values(&json!({"enum": ["a", 1, "b", 2.5]})),
+            ["string", "integer", "number"]
+        );
+        assert_eq!(types_with_values(&json!({"const": null})), ["null"]);
+        assert!(types_with_values(&json!({})).is_empty());
+    }
+
+    #[test]
+    fn types_reconciled() {
+        // Values: only the prompt inferred types from `enum`/`const` (the coercer reads values
+        // on their own, and must not take `{"const": null}` for a `null` branch first): two
+        // functions.
+        assert!(types(&json!({"const": null})).is_empty());
+        // Unknown names: the prompt kept them, the coercer dropped them (reading the value
+        // blind). Now dropped.
+        assert!(types(&json!({"type": "file"})).is_empty());
+        assert_eq!(types(&json!({"type": ["file", "string"]})), ["string"]);
+        // `required` alone: the coercer inferred an object, the prompt did not. Now an object.
+        assert_eq!(types(&json!({"required": ["a"]})), ["object"]);
+    }
+
+    #[test]
+    fn enum_values_prefer_const() {
+        // Reconciled: the coercer read `enum` first, the prompt `const`. `const` is the
+        // stricter keyword: now `const`.
+        let s = json!({"enum": ["a", "b"], "const": "b"});
+        assert_eq!(enum_values(&s), Some(&[json!("b")][..]));
+        assert_eq!(enum_values(&json!({"enum": "a"})), None);
+    }
+
+    #[test]
+    fn empty_alternatives_are_kept() {
+        // Reconciled: the prompt read an empty `anyOf` as none; the coercer as "no value fits".
+        // Returned as it is: the prompt's callers find no branch in it either way.
+        assert_eq!(
+            alternatives(&json!({"anyOf": [], "oneOf": [{}]})),
+            Some(&[][..])
+        );
+        assert_eq!(alternatives(&json!({"anyOf": 3, "oneOf": [{}]})), None);
+    }
+
+    #[test]
+    fn item_schemas_by_position() {
+        let s = json!({"prefixItems": [{"type": "string"}], "items": {"type": "integer"}});
+        assert_eq!(item_schema(&s, 0), Some(&json!({"type": "string"})));
+        assert_eq!(item_schema(&s, 1), Some(&json!({"type": "integer"})));
+        let old = json!({"items": [{"type": "boolean"}]});
+        assert_eq!(item_schema(&old, 0), Some(&json!({"type": "boolean"})));
+        assert_eq!(item_schema(&old, 1), None);
+        // Reconciled: the coercer read `additionalItems` past array-form `items`, the prompt
+        // did not. Now read.
+        let tuple = json!({"items": [{"type": "boolean"}], "additionalItems": {"type": "null"}});
+        assert_eq!(item_schema(&tuple, 1), Some(&json!({"type": "null"})));
+        assert_eq!(item_schema(&json!({}), 0), None);
+    }
+}
