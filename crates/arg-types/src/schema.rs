@@ -118,7 +118,7 @@ pub fn coerce_arguments_all(
     input_schema: &Json,
     source: Option<&str>,
 ) -> Result<Map, Vec<CoerceError>> {
-    let mut c = Coercer::new(input_schema, source);
+    let mut c = Coercer::new(input_schema, source, args);
     let schema = c.doc.resolve(input_schema);
     let map = match schema.as_ref() {
         Json::Object(_) => c.object(args, &schema, ""),
@@ -166,7 +166,7 @@ pub fn coerce_element_all(
     schema: &Json,
     source: Option<&str>,
 ) -> Result<Value, Vec<CoerceError>> {
-    let mut c = Coercer::new(schema, source);
+    let mut c = Coercer::new(schema, source, e);
     match c.group(&[e], schema, &e.name) {
         Some(v) if c.errors.is_empty() => Ok(v),
         _ => Err(c.errors),
@@ -189,6 +189,24 @@ fn first(mut errors: Vec<CoerceError>) -> CoerceError {
 /// How far `anyOf` (and the schemas it resolves to) may nest without reading into the tree.
 const MAX_DEPTH: usize = 256;
 
+/// How many schema-and-element pairs one coercion may visit: this many per element of the tree,
+/// plus [`BASE_STEPS`]. `anyOf` branches that refer back to themselves would otherwise double the
+/// work at every level (`{"anyOf": [{"$ref": "#"}, {"$ref": "#"}]}`); a real schema visits each
+/// element a few times.
+const STEPS_PER_ELEMENT: usize = 64;
+const BASE_STEPS: usize = 1_000;
+
+/// The elements in the tree under `e`, `e` included; iterative, whatever the depth.
+fn count_elements(e: &Element) -> usize {
+    let mut n = 0;
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        n += 1;
+        stack.extend(e.child_elements());
+    }
+    n
+}
+
 static ANY: Json = Json::Bool(true);
 
 struct Coercer<'a> {
@@ -196,15 +214,19 @@ struct Coercer<'a> {
     source: Option<&'a str>,
     errors: Vec<CoerceError>,
     depth: usize,
+    /// Pairs that may still be visited (see [`STEPS_PER_ELEMENT`]).
+    steps_left: usize,
 }
 
 impl<'a> Coercer<'a> {
-    fn new(root: &'a Json, source: Option<&'a str>) -> Self {
+    fn new(root: &'a Json, source: Option<&'a str>, tree: &Element) -> Self {
         Coercer {
             doc: SchemaDoc::new(root),
             source,
             errors: Vec::new(),
             depth: 0,
+            steps_left: BASE_STEPS
+                .saturating_add(count_elements(tree).saturating_mul(STEPS_PER_ELEMENT)),
         }
     }
 
@@ -233,6 +255,16 @@ impl<'a> Coercer<'a> {
 
     /// Coerces the sibling elements that carry one name (one argument) through `schema`.
     fn group(&mut self, els: &[&Element], schema: &Json, path: &str) -> Option<Value> {
+        if self.steps_left == 0 {
+            self.fail(
+                path,
+                "a value",
+                &found(els),
+                "the schema is too complex to check this argument against",
+            );
+            return None;
+        }
+        self.steps_left -= 1;
         if self.depth >= MAX_DEPTH {
             self.fail(
                 path,

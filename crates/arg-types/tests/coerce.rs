@@ -535,3 +535,20 @@ fn coerce_element_roots_paths_at_the_element_name() {
     let v = coerce_element(&parse("<n>007</n>"), &json!({"type": "string"}), None).unwrap();
     assert_eq!(v, s("007"));
 }
+
+#[test]
+fn self_referring_any_of_ends_with_an_error_not_a_hang() {
+    // Each level offers two branches back to itself: without a work bound this doubles at every
+    // one of the 256 levels the depth limit allows.
+    let schema = json!({"type": "object", "properties": {"a": {"anyOf": [
+        {"$ref": "#/properties/a"}, {"$ref": "#/properties/a"}
+    ]}}});
+    let mut args = Element::new("arguments");
+    args.children
+        .push(Node::Element(Element::with_text("a", "1")));
+    let started = std::time::Instant::now();
+    let err = coerce_arguments(&args, &schema, None).unwrap_err();
+    assert!(err.path.starts_with('a'), "{err}");
+    // Not a timing assertion on speed, a guard against the exponential case coming back.
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+}
