@@ -55,13 +55,13 @@ pub(crate) fn run(args: &[String]) -> Result<bool> {
         if fuzz::exists() {
             steps.push(Step {
                 name: "fuzz smoke",
-                run: Box::new(|| fuzz::smoke()),
+                run: Box::new(fuzz::smoke),
             });
         }
         if bench::exists() {
             steps.push(Step {
                 name: "bench smoke",
-                run: Box::new(|| bench::smoke()),
+                run: Box::new(bench::smoke),
             });
         }
     }
