@@ -1,0 +1,943 @@
+//! `cargo xtask bench`: toolcall side by side with serde_json, quick-xml, xml-rs and memchr, in
+//! one run, printed as one report of tables with ratios and the targets of docs/PERFORMANCE.md.
+//!
+//! `-- --smoke` runs every benchmark once on small input (the `cargo xtask ci` step), checking
+//! each result, so that none can rot. Every workload is checked once before it is timed.
+
+#![forbid(unsafe_code)]
+
+mod support;
+
+use std::hint::black_box;
+use std::sync::Arc;
+use support::readers::{memchr_scan, quick_xml_content, xml_rs_content};
+use support::report::{self, Table, Target};
+use support::timing::{Mode, Timer, Timing};
+use support::workload::{self, Form, JsonCall, SmallCall, TwentyArgs};
+use toolcall::args::Value;
+use toolcall::parser::{
+    ParseOptions, ParseResult, RepairKind, StreamEvent, StreamParser, ToolCall,
+};
+
+const KIB: usize = 1 << 10;
+const MIB: usize = 1 << 20;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, case, ..] = args.as_slice()
+        && flag == "--profile"
+    {
+        return profile(case);
+    }
+    let mode = if args.iter().any(|a| a == "--smoke") {
+        Mode::Smoke
+    } else {
+        Mode::Full
+    };
+    let mut b = Bench {
+        timer: Timer::new(mode),
+        targets: Vec::new(),
+        ours: Vec::new(),
+    };
+    let started = std::time::Instant::now();
+    b.say("# toolcall benchmarks\n");
+    for line in report::machine() {
+        b.say(&format!("{line}  "));
+    }
+    b.say(&format!(
+        "mode: {}\n",
+        match mode {
+            Mode::Smoke => "smoke (each benchmark once, small input: the figures mean nothing)",
+            Mode::Full => "full (warm-up, then the median of up to 31 samples of ≥15 ms each)",
+        }
+    ));
+    // Sections named on the command line (`-- streaming memory`) run alone; by default, all.
+    let only: Vec<&str> = args
+        .iter()
+        .filter(|a| !a.starts_with("--"))
+        .map(String::as_str)
+        .collect();
+    let sections: [Section; 8] = [
+        ("one_call", Bench::one_call),
+        ("repair", Bench::repair),
+        ("streaming", Bench::streaming),
+        ("small_calls", Bench::small_calls),
+        ("schema", Bench::schema_and_decoding),
+        ("thread", Bench::thread),
+        ("prompt", Bench::prompt),
+        ("memory", Bench::memory),
+    ];
+    for (name, run) in sections {
+        if only.is_empty() || only.contains(&name) {
+            run(&mut b);
+        }
+    }
+    b.targets();
+    b.say(&format!(
+        "\n(whole run: {:.0} s)",
+        started.elapsed().as_secs_f64()
+    ));
+}
+
+/// A section of the report: its name on the command line and what runs it.
+type Section = (&'static str, fn(&mut Bench));
+
+struct Bench {
+    timer: Timer,
+    targets: Vec<Target>,
+    /// (content size, form, seconds per call) of our one-shot parse, for the linearity check.
+    ours: Vec<(usize, Form, f64)>,
+}
+
+impl Bench {
+    fn smoke(&self) -> bool {
+        self.timer.mode == Mode::Smoke
+    }
+
+    /// Prints a line at once (the run takes minutes; show progress).
+    fn say(&self, s: &str) {
+        println!("{s}");
+    }
+
+    fn time<R>(&self, f: impl FnMut() -> R) -> Timing {
+        self.timer.run(f)
+    }
+
+    fn target(&mut self, what: String, measured: f64, limit: f64, at_least: bool) {
+        self.targets.push(Target {
+            what,
+            measured,
+            limit,
+            at_least,
+        });
+    }
+
+    /// The main table: one `write_to_file` call of dense code at four sizes, two XML forms.
+    fn one_call(&mut self) {
+        let sizes: &[usize] = if self.smoke() {
+            &[KIB]
+        } else {
+            &[KIB, 100 * KIB, MIB, 10 * MIB]
+        };
+        self.say("\n## One write_to_file call of dense code\n");
+        let sample = workload::dense_code(MIB, 1);
+        self.say(&format!(
+            "MB/s of `content` (10^6 bytes of the decoded code per second), so that every column \
+             parses the same call; ratios are time ratios on that call (>1× = toolcall faster). \
+             The code holds {:.3} references per byte once escaped. serde_json reads the \
+             equivalent JSON object (`{{\"server_name\",\"tool_name\",\"arguments\":{{\"path\",\
+             \"content\"}}}}`) into `serde_json::Value` and into a derived struct; quick-xml and \
+             xml-rs read the `<tool>` element into events and collect the decoded content; \
+             memchr scans all the XML bytes for an absent byte (the ceiling).\n",
+            workload::entity_density(&sample)
+        ));
+        let mut table = Table::new(
+            &[
+                "content",
+                "form",
+                "XML bytes",
+                "JSON bytes",
+                "toolcall",
+                "serde_json Value",
+                "serde_json struct",
+                "quick-xml",
+                "xml-rs",
+                "memchr",
+                "÷ sj struct",
+                "÷ sj Value",
+                "÷ memchr",
+                "noise",
+            ],
+            2,
+        );
+        for &size in sizes {
+            let content = workload::dense_code(size, 1);
+            let n = content.len();
+            let json = workload::json_call(&content);
+            check_json(&json, &content);
+            let sj_value = self.time(|| {
+                serde_json::from_str::<serde_json::Value>(black_box(&json)).expect("valid JSON")
+            });
+            let sj_struct =
+                self.time(|| serde_json::from_str::<JsonCall>(black_box(&json)).expect("valid"));
+            for form in Form::ALL {
+                let xml = workload::xml_call(&content, form);
+                let element = &xml[xml.find("<tool>").expect("has a call")..];
+                check_call(&toolcall::parser::parse(&xml), &content, 0);
+                assert_eq!(
+                    quick_xml_content(element),
+                    content,
+                    "quick-xml reads the call"
+                );
+                assert_eq!(xml_rs_content(element), content, "xml-rs reads the call");
+                assert_eq!(memchr_scan(xml.as_bytes()), None);
+                let ours = self.time(|| toolcall::parser::parse(black_box(&xml)));
+                let qx = self.time(|| quick_xml_content(black_box(element)));
+                let xr = self.time(|| xml_rs_content(black_box(element)));
+                let mc = self.time(|| memchr_scan(black_box(xml.as_bytes())));
+                self.ours.push((size, form, ours.secs()));
+                let vs_struct = sj_struct.secs() / ours.secs();
+                table.row(vec![
+                    report::size(size),
+                    form.name().into(),
+                    report::thousands(xml.len() as f64),
+                    report::thousands(json.len() as f64),
+                    report::mbps(ours.mbps(n)),
+                    report::mbps(sj_value.mbps(n)),
+                    report::mbps(sj_struct.mbps(n)),
+                    report::mbps(qx.mbps(n)),
+                    report::mbps(xr.mbps(n)),
+                    report::mbps(mc.mbps(n)),
+                    report::ratio(vs_struct),
+                    report::ratio(sj_value.secs() / ours.secs()),
+                    report::ratio(mc.secs() / ours.secs()),
+                    report::spread(ours.spread),
+                ]);
+                if size >= MIB {
+                    let (limit, what) = match form {
+                        Form::Cdata => (1.0, "CDATA"),
+                        Form::Escaped => (0.5, "entity-escaped"),
+                    };
+                    self.target(
+                        format!(
+                            "{what} call, {}: toolcall throughput ÷ serde_json struct",
+                            report::size(size)
+                        ),
+                        vs_struct,
+                        limit,
+                        true,
+                    );
+                }
+            }
+        }
+        let rendered = table.render();
+        self.say(&rendered);
+        self.say("`noise` is ± half the interquartile range of toolcall's samples, relative to the median.\n");
+
+        // Linearity: time per byte at 10 MiB against 100 KiB.
+        let kept = self.ours.clone();
+        let per_byte = |size: usize, form: Form| {
+            kept.iter()
+                .find(|(s, f, _)| *s == size && *f == form)
+                .map(|(s, _, t)| t / *s as f64)
+        };
+        for form in Form::ALL {
+            if let (Some(small), Some(large)) =
+                (per_byte(100 * KIB, form), per_byte(10 * MIB, form))
+            {
+                let r = large / small;
+                self.say(&format!(
+                    "linearity, {}: time per byte at 10 MiB ÷ at 100 KiB = {}  ",
+                    form.name(),
+                    report::ratio(r)
+                ));
+                self.target(
+                    format!("linear cost, {}: time/byte 10 MiB ÷ 100 KiB", form.name()),
+                    r,
+                    1.5,
+                    false,
+                );
+            }
+        }
+    }
+
+    /// The `&`-repair path against the clean path.
+    fn repair(&mut self) {
+        let size = if self.smoke() { KIB } else { MIB };
+        let (text, share) = workload::ampersand_text(size);
+        let ampersands = text.bytes().filter(|&b| b == b'&').count();
+        self.say(&format!(
+            "\n## The `&` repair: {} of shell, C and URLs, {:.1}% of the bytes bare `&`\n",
+            report::size(size),
+            share * 100.0
+        ));
+        let clean = workload::ampersand_call(&text, false);
+        let bare = workload::ampersand_call(&text, true);
+        let check = |r: &ParseResult, repairs: usize| {
+            assert!(r.errors().is_empty(), "{:?}", r.errors());
+            let calls = r.calls();
+            assert_eq!(calls[0].arguments["script"].as_str(), Some(text.as_str()));
+            assert_eq!(calls[0].repairs.len(), repairs);
+            assert!(
+                calls[0]
+                    .repairs
+                    .iter()
+                    .all(|r| r.kind == RepairKind::BareAmpersand)
+            );
+        };
+        check(&toolcall::parser::parse(&clean), 0);
+        check(&toolcall::parser::parse(&bare), ampersands);
+        let t_clean = self.time(|| toolcall::parser::parse(black_box(&clean)));
+        let t_bare = self.time(|| toolcall::parser::parse(black_box(&bare)));
+
+        let doc_clean = workload::ampersand_document(&text, false);
+        let doc_bare = workload::ampersand_document(&text, true);
+        let limits = toolcall::fallback::Limits::default();
+        let strict = toolcall::fallback::parse_strict(&doc_clean, &limits).expect("well-formed");
+        assert_eq!(strict.child("script").map(|s| s.text()), Some(text.clone()));
+        assert!(toolcall::fallback::parse_strict(&doc_bare, &limits).is_err());
+        let repaired = toolcall::fallback::parse_document(&doc_bare).expect("repairable");
+        assert_eq!(repaired.repairs.len(), ampersands);
+        assert_eq!(
+            repaired.value.child("script").map(|s| s.text()),
+            Some(text.clone())
+        );
+        let escaped = toolcall::fallback::escape_unescaped_ampersands(&text);
+        assert_eq!(escaped, toolcall::fallback::escape::escape_text(&text));
+        let t_strict =
+            self.time(|| toolcall::fallback::parse_strict(black_box(&doc_clean), &limits));
+        let t_doc_clean = self.time(|| toolcall::fallback::parse_document(black_box(&doc_clean)));
+        let t_doc_bare = self.time(|| toolcall::fallback::parse_document(black_box(&doc_bare)));
+        let t_escape =
+            self.time(|| toolcall::fallback::escape_unescaped_ampersands(black_box(&text)));
+
+        let n = text.len();
+        let mut table = Table::new(&["path", "time", "MB/s of text", "÷ clean"], 1);
+        let mut row = |name: &str, t: &Timing, base: &Timing| {
+            table.row(vec![
+                name.into(),
+                report::duration(t.secs()),
+                report::mbps(t.mbps(n)),
+                report::ratio(t.secs() / base.secs()),
+            ]);
+        };
+        row("toolcall parse, clean (`&amp;`)", &t_clean, &t_clean);
+        row(
+            "toolcall parse, bare `&` repaired in place",
+            &t_bare,
+            &t_clean,
+        );
+        row("xml-fallback parse_strict, clean", &t_strict, &t_doc_clean);
+        row(
+            "xml-fallback parse_document, clean",
+            &t_doc_clean,
+            &t_doc_clean,
+        );
+        row(
+            "xml-fallback parse_document, bare (strict fails, repair, retry)",
+            &t_doc_bare,
+            &t_doc_clean,
+        );
+        row(
+            "xml-fallback escape_unescaped_ampersands alone",
+            &t_escape,
+            &t_doc_clean,
+        );
+        let rendered = table.render();
+        self.say(&rendered);
+        self.target(
+            format!(
+                "repair path ÷ clean path, toolcall parse, {}",
+                report::size(size)
+            ),
+            t_bare.secs() / t_clean.secs(),
+            2.0,
+            false,
+        );
+        self.target(
+            format!(
+                "repair path ÷ clean path, xml-fallback parse_document, {}",
+                report::size(size)
+            ),
+            t_doc_bare.secs() / t_doc_clean.secs(),
+            2.0,
+            false,
+        );
+    }
+
+    /// `StreamParser::feed` in chunks of 1, 16 and 4096 bytes against one chunk.
+    fn streaming(&mut self) {
+        let sizes: &[usize] = if self.smoke() {
+            &[KIB]
+        } else {
+            &[MIB, 10 * MIB]
+        };
+        self.say(&format!(
+            "\n## Streaming: `StreamParser::feed` in chunks\n\nAs an application reads a model's \
+             stream: argument deltas on, each chunk's events taken by value and dropped but the \
+             finished call. `feed_into` rows reuse one event `Vec` instead of a new one per \
+             chunk. A `StreamEvent` is {} bytes.\n",
+            std::mem::size_of::<StreamEvent>()
+        ));
+        let mut table = Table::new(
+            &[
+                "content",
+                "form",
+                "chunk",
+                "time",
+                "MB/s",
+                "÷ one chunk",
+                "÷ one-shot parse",
+            ],
+            2,
+        );
+        for &size in sizes {
+            let content = workload::dense_code(size, 1);
+            for form in Form::ALL {
+                let xml = workload::xml_call(&content, form);
+                let one_shot = self.time(|| toolcall::parser::parse(black_box(&xml)));
+                // (chunk bytes, events into one reused Vec with `feed_into`)
+                let chunks: &[(usize, bool)] = if size > MIB {
+                    // 1-byte chunks of 10 MiB take seconds per run; 1 MiB shows the ratio.
+                    &[(usize::MAX, false), (4096, false), (16, false)]
+                } else {
+                    &[
+                        (usize::MAX, false),
+                        (4096, false),
+                        (16, false),
+                        (1, false),
+                        (16, true),
+                        (1, true),
+                    ]
+                };
+                let mut whole = None;
+                for &(chunk, reuse) in chunks {
+                    let call = stream_with(&xml, chunk, reuse);
+                    assert_eq!(call.arguments["content"].as_str(), Some(content.as_str()));
+                    let t = self.time(|| stream_with(black_box(&xml), chunk, reuse));
+                    let base = *whole.get_or_insert(t);
+                    let ratio = t.secs() / base.secs();
+                    let api = if reuse { ", feed_into" } else { "" };
+                    table.row(vec![
+                        report::size(size),
+                        form.name().into(),
+                        if chunk == usize::MAX {
+                            "one".into()
+                        } else {
+                            format!("{chunk} B{api}")
+                        },
+                        report::duration(t.secs()),
+                        report::mbps(t.mbps(content.len())),
+                        report::ratio(ratio),
+                        report::ratio(t.secs() / one_shot.secs()),
+                    ]);
+                    if chunk == 1 && !reuse {
+                        self.target(
+                            format!(
+                                "1-byte chunks ÷ one chunk, {} {}",
+                                form.name(),
+                                report::size(size)
+                            ),
+                            ratio,
+                            3.0,
+                            false,
+                        );
+                    }
+                }
+            }
+        }
+        let rendered = table.render();
+        self.say(&rendered);
+    }
+
+    /// A response with 1,000 small calls against serde_json on the equivalent JSON array.
+    fn small_calls(&mut self) {
+        let n = if self.smoke() { 10 } else { 1000 };
+        let (xml, json, expected) = workload::small_calls(n);
+        self.say(&format!(
+            "\n## A response with {n} small calls ({} bytes of XML; the JSON array: {} bytes)\n",
+            report::thousands(xml.len() as f64),
+            report::thousands(json.len() as f64)
+        ));
+        let r = toolcall::parser::parse(&xml);
+        assert!(r.errors().is_empty());
+        let calls = r.calls();
+        assert_eq!(calls.len(), n);
+        for (c, e) in calls.iter().zip(&expected) {
+            assert_eq!(c.tool_name, e.tool_name);
+            assert_eq!(
+                c.arguments["path"].as_str(),
+                Some(e.arguments.path.as_str())
+            );
+            assert_eq!(
+                c.arguments["start_line"],
+                Value::Int(e.arguments.start_line)
+            );
+            assert_eq!(c.arguments["end_line"], Value::Int(e.arguments.end_line));
+        }
+        let parsed: Vec<SmallCall> = serde_json::from_str(&json).expect("valid");
+        assert_eq!(parsed, expected);
+        let ours = self.time(|| toolcall::parser::parse(black_box(&xml)));
+        let sj_struct =
+            self.time(|| serde_json::from_str::<Vec<SmallCall>>(black_box(&json)).expect("ok"));
+        let sj_value =
+            self.time(|| serde_json::from_str::<serde_json::Value>(black_box(&json)).expect("ok"));
+        let mut table = Table::new(
+            &[
+                "reader",
+                "time",
+                "µs per call",
+                "MB/s of input",
+                "÷ toolcall",
+            ],
+            1,
+        );
+        for (name, t, bytes) in [
+            ("toolcall parse", &ours, xml.len()),
+            ("serde_json into Vec<struct>", &sj_struct, json.len()),
+            ("serde_json into Value", &sj_value, json.len()),
+        ] {
+            table.row(vec![
+                name.into(),
+                report::duration(t.secs()),
+                format!("{:.2}", t.secs() * 1e6 / n as f64),
+                report::mbps(t.mbps(bytes)),
+                report::ratio(t.secs() / ours.secs()),
+            ]);
+        }
+        let rendered = table.render();
+        self.say(&rendered);
+        self.target(
+            format!("{n} small calls: toolcall time ÷ serde_json struct"),
+            ours.secs() / sj_struct.secs(),
+            2.0,
+            false,
+        );
+        self.target(
+            format!("{n} small calls: toolcall time ÷ serde_json Value"),
+            ours.secs() / sj_value.secs(),
+            2.0,
+            false,
+        );
+    }
+
+    /// Schema coercion and typed decoding of a 20-field tool's arguments.
+    fn schema_and_decoding(&mut self) {
+        self.say("\n## A 20-field tool: schema coercion and typed decoding\n");
+        let (schema, xml, json, expected) = workload::twenty_field_tool();
+        let limits = toolcall::fallback::Limits::default();
+        let element = toolcall::fallback::parse_strict(&xml, &limits).expect("well-formed");
+        let expected_json = serde_json::to_value(&expected).expect("serializable");
+
+        let coerced = toolcall::args::coerce_arguments(&element, &schema, None).expect("fits");
+        assert_eq!(
+            serde_json::Value::from(Value::Object(coerced)),
+            expected_json
+        );
+        let decoded: TwentyArgs = toolcall::args::decode(&element).expect("decodes");
+        assert_eq!(decoded, expected);
+        let via_fallback: TwentyArgs =
+            toolcall::fallback::from_str_with_fallback(&xml).expect("decodes");
+        assert_eq!(via_fallback, expected);
+        assert_eq!(
+            serde_json::from_str::<TwentyArgs>(&json).expect("ok"),
+            expected
+        );
+
+        // The whole call through the parser, with and without the tool's schema.
+        let call = format!("<tool>\n<tool_name>twenty</tool_name>\n{xml}\n</tool>");
+        let mut schemas = toolcall::parser::ToolSchemas::default();
+        schemas.insert("twenty", schema.clone());
+        let with_schema = ParseOptions {
+            schemas: Some(Arc::new(schemas)),
+            ..ParseOptions::default()
+        };
+        let r = toolcall::parser::parse_with(&call, &with_schema);
+        let typed = &r.calls()[0].arguments;
+        assert_eq!(
+            serde_json::Value::from(Value::Object(typed.clone())),
+            expected_json
+        );
+
+        let t_coerce =
+            self.time(|| toolcall::args::coerce_arguments(black_box(&element), &schema, None));
+        let t_infer = self.time(|| toolcall::args::arguments_from_element(black_box(&element)));
+        let t_decode = self.time(|| toolcall::args::decode::<TwentyArgs>(black_box(&element)));
+        let t_strict = self.time(|| toolcall::fallback::parse_strict(black_box(&xml), &limits));
+        let t_fallback =
+            self.time(|| toolcall::fallback::from_str_with_fallback::<TwentyArgs>(black_box(&xml)));
+        let t_parse_schema =
+            self.time(|| toolcall::parser::parse_with(black_box(&call), &with_schema));
+        let t_parse_blind = self.time(|| toolcall::parser::parse(black_box(&call)));
+        let t_json = self.time(|| serde_json::from_str::<TwentyArgs>(black_box(&json)));
+        let t_json_value =
+            self.time(|| serde_json::from_str::<serde_json::Value>(black_box(&json)));
+
+        let mut table = Table::new(&["step", "µs per call", "÷ serde_json struct"], 1);
+        for (name, t) in [
+            ("coerce_arguments (tree → Map, by the schema)", &t_coerce),
+            (
+                "arguments_from_element (tree → Map, blind inference)",
+                &t_infer,
+            ),
+            ("decode::<struct> (tree → struct)", &t_decode),
+            ("parse_strict (text → tree)", &t_strict),
+            (
+                "from_str_with_fallback::<struct> (text → struct)",
+                &t_fallback,
+            ),
+            (
+                "toolcall parse_with schema (whole call → ToolCall)",
+                &t_parse_schema,
+            ),
+            (
+                "toolcall parse, blind (whole call → ToolCall)",
+                &t_parse_blind,
+            ),
+            (
+                "serde_json::from_str::<struct> (the JSON arguments)",
+                &t_json,
+            ),
+            (
+                "serde_json::from_str::<Value> (the JSON arguments)",
+                &t_json_value,
+            ),
+        ] {
+            table.row(vec![
+                name.into(),
+                format!("{:.2}", t.secs() * 1e6),
+                report::ratio(t.secs() / t_json.secs()),
+            ]);
+        }
+        let rendered = table.render();
+        self.say(&rendered);
+    }
+
+    /// Thread serialization: 10,000 events, and a 10 MB thread, against a plain `String` push.
+    fn thread(&mut self) {
+        self.say("\n## Thread serialization (SPEC-01 `<thread>`)\n");
+        let options = toolcall::thread::SerializerOptions::default();
+        let cases: Vec<(String, usize, usize)> = if self.smoke() {
+            vec![("10 events".into(), 10, 100)]
+        } else {
+            vec![
+                ("10,000 events".into(), 10_000, 100),
+                ("10 MB thread (10,000 events)".into(), 10_000, 3_000),
+            ]
+        };
+        let mut table = Table::new(
+            &[
+                "thread",
+                "output bytes",
+                "serialize",
+                "MB/s",
+                "String push of the same bytes",
+                "MB/s ",
+                "÷ push",
+            ],
+            1,
+        );
+        for (name, n, body) in cases {
+            let events = workload::thread_events(n, body);
+            let xml = toolcall::thread::serialize_thread_to_xml(&events, &options);
+            let back = toolcall::thread::parse_thread_xml(&xml).expect("well-formed thread");
+            assert_eq!(back.entries.len(), n);
+            let pieces: Vec<&str> = xml.split_inclusive('\n').collect();
+            let push = |pieces: &[&str]| {
+                let mut s = String::new();
+                for p in pieces {
+                    s.push_str(p);
+                }
+                s
+            };
+            assert_eq!(push(&pieces), xml);
+            let t_ser = self
+                .time(|| toolcall::thread::serialize_thread_to_xml(black_box(&events), &options));
+            let t_push = self.time(|| push(black_box(&pieces)));
+            table.row(vec![
+                name,
+                report::thousands(xml.len() as f64),
+                report::duration(t_ser.secs()),
+                report::mbps(t_ser.mbps(xml.len())),
+                report::duration(t_push.secs()),
+                report::mbps(t_push.mbps(xml.len())),
+                report::ratio(t_ser.secs() / t_push.secs()),
+            ]);
+        }
+        let rendered = table.render();
+        self.say(&rendered);
+        self.say("The push appends the serialized document line by line to a `String::new()`.\n");
+    }
+
+    /// Prompt generation for 50 tools.
+    fn prompt(&mut self) {
+        let n = if self.smoke() { 3 } else { 50 };
+        self.say(&format!(
+            "\n## Prompt generation for {n} tools (MCP `tools/list` shape)\n"
+        ));
+        let json = workload::tool_definitions(n);
+        let tools = toolcall::prompt::ToolDef::from_tools_json(&json).expect("valid tool list");
+        let section = toolcall::prompt::system_prompt_section(&tools);
+        for t in json.as_array().expect("an array") {
+            let name = t["name"].as_str().expect("a name");
+            assert!(
+                section.contains(&format!("<tool_name>{name}</tool_name>")),
+                "{name}"
+            );
+        }
+        let t_read = self.time(|| toolcall::prompt::ToolDef::from_tools_json(black_box(&json)));
+        let t_describe = self.time(|| toolcall::prompt::describe_tools(black_box(&tools)));
+        let t_section = self.time(|| toolcall::prompt::system_prompt_section(black_box(&tools)));
+        let mut table = Table::new(&["step", "time", "µs per tool", "output bytes"], 1);
+        let described = toolcall::prompt::describe_tools(&tools).len();
+        for (name, t, bytes) in [
+            ("ToolDef::from_tools_json", &t_read, 0),
+            (
+                "describe_tools (descriptions, generated examples)",
+                &t_describe,
+                described,
+            ),
+            (
+                "system_prompt_section (instructions + tools)",
+                &t_section,
+                section.len(),
+            ),
+        ] {
+            table.row(vec![
+                name.into(),
+                report::duration(t.secs()),
+                format!("{:.2}", t.secs() * 1e6 / n as f64),
+                if bytes == 0 {
+                    "–".into()
+                } else {
+                    report::thousands(bytes as f64)
+                },
+            ]);
+        }
+        let rendered = table.render();
+        self.say(&rendered);
+    }
+
+    /// Peak memory of one 10 MiB call, as bytes allocated at the peak per input byte.
+    fn memory(&mut self) {
+        let size = if self.smoke() { KIB } else { 10 * MIB };
+        self.say(&format!(
+            "\n## Memory for one {} call\n\nEach reader runs in a fresh process of the `memory` \
+             harness (which counts allocations with `cap`) that holds only its input (read from \
+             a file into a `String` of exactly that size); `peak` is the \
+             most bytes allocated at once during the parse, result included, input not; \
+             `total` is all bytes allocated during the parse.\n",
+            report::size(size)
+        ));
+        let content = workload::dense_code(size, 1);
+        let json = workload::json_call(&content);
+        let cdata = workload::xml_call(&content, Form::Cdata);
+        let escaped = workload::xml_call(&content, Form::Escaped);
+        let cases: [(&str, &str, &str); 6] = [
+            ("parse-cdata", "toolcall parse, cdata", &cdata),
+            ("parse-escaped", "toolcall parse, escaped", &escaped),
+            (
+                "stream-cdata",
+                "toolcall StreamParser, 4096 B chunks, cdata",
+                &cdata,
+            ),
+            (
+                "stream-escaped",
+                "toolcall StreamParser, 4096 B chunks, escaped",
+                &escaped,
+            ),
+            ("serde-struct", "serde_json into struct", &json),
+            ("serde-value", "serde_json into Value", &json),
+        ];
+        let mut table = Table::new(
+            &[
+                "reader",
+                "input bytes",
+                "peak bytes",
+                "peak ÷ input",
+                "total ÷ input",
+            ],
+            1,
+        );
+        let harness = memory_harness();
+        for (case, name, input) in cases {
+            let (peak, total) = peak_memory(&harness, case, input);
+            let per_byte = peak as f64 / input.len() as f64;
+            table.row(vec![
+                name.into(),
+                report::thousands(input.len() as f64),
+                report::thousands(peak as f64),
+                report::ratio(per_byte),
+                report::ratio(total as f64 / input.len() as f64),
+            ]);
+            if case.starts_with("parse") {
+                self.target(
+                    format!("peak memory ÷ input, {} {}", &case[6..], report::size(size)),
+                    per_byte,
+                    3.0,
+                    false,
+                );
+            }
+        }
+        let rendered = table.render();
+        self.say(&rendered);
+    }
+
+    fn targets(&mut self) {
+        self.say("\n## Targets\n");
+        let mut table = Table::new(&["target", "measured", "limit", "verdict"], 1);
+        for t in &self.targets {
+            table.row(vec![
+                t.what.clone(),
+                report::ratio(t.measured),
+                format!(
+                    "{} {}",
+                    if t.at_least { "≥" } else { "≤" },
+                    report::ratio(t.limit)
+                ),
+                t.verdict(),
+            ]);
+        }
+        let rendered = table.render();
+        self.say(&rendered);
+        if self.smoke() {
+            self.say("(smoke run: the verdicts mean nothing)");
+        }
+    }
+}
+
+/// Checks the JSON form once: both serde_json paths give the content.
+fn check_json(json: &str, content: &str) {
+    let s: JsonCall = serde_json::from_str(json).expect("valid JSON");
+    assert_eq!(s.arguments.content, content);
+    let v: serde_json::Value = serde_json::from_str(json).expect("valid JSON");
+    assert_eq!(v["arguments"]["content"].as_str(), Some(content));
+}
+
+/// Checks our parse of one `write_to_file` call.
+fn check_call(r: &ParseResult, content: &str, repairs: usize) {
+    assert!(r.errors().is_empty(), "{:?}", r.errors());
+    let calls = r.calls();
+    assert_eq!(calls.len(), 1);
+    let c = calls[0];
+    assert_eq!(c.server_name, "local");
+    assert_eq!(c.tool_name, "write_to_file");
+    assert_eq!(c.arguments["path"].as_str(), Some(workload::PATH));
+    assert_eq!(
+        c.arguments["content"].as_str(),
+        Some(content),
+        "content differs"
+    );
+    assert_eq!(c.repairs.len(), repairs);
+}
+
+/// Feeds `xml` in chunks of `chunk` bytes (at character boundaries; `usize::MAX`: one chunk)
+/// as an application would, and returns the call.
+fn stream(xml: &str, chunk: usize) -> ToolCall {
+    stream_with(xml, chunk, false)
+}
+
+/// [`stream`], with [`StreamParser::feed`] (a new `Vec` of events per chunk) or, with `reuse`,
+/// [`StreamParser::feed_into`] one `Vec` drained after each chunk.
+fn stream_with(xml: &str, chunk: usize, reuse: bool) -> ToolCall {
+    let mut parser = StreamParser::new();
+    let mut call = None;
+    let mut take = |events: &mut dyn Iterator<Item = StreamEvent>| {
+        for e in events {
+            if let StreamEvent::CallFinished { result, .. } = e {
+                call = Some(result.expect("the call parses"));
+            }
+        }
+    };
+    let mut events = Vec::new();
+    let mut rest = xml;
+    while !rest.is_empty() {
+        let mut at = chunk.min(rest.len());
+        while !rest.is_char_boundary(at) {
+            at += 1;
+        }
+        let (now, later) = rest.split_at(at);
+        if reuse {
+            parser.feed_into(now, &mut events);
+            take(&mut events.drain(..));
+        } else {
+            take(&mut parser.feed(now).into_iter());
+        }
+        rest = later;
+    }
+    take(&mut parser.finish().into_iter());
+    call.expect("one call")
+}
+
+/// Builds the `memory` harness (a binary of its own: its counting allocator would slow the
+/// timings here) with the cargo that runs us, and returns its path.
+fn memory_harness() -> std::path::PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .args([
+            "bench", "-q", "-p", "toolcall", "--bench", "memory", "--no-run",
+        ])
+        .args(["--no-default-features", "--features", "parser"])
+        .args(["--message-format", "json-render-diagnostics"])
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .expect("cargo runs");
+    assert!(out.status.success(), "building the memory harness failed");
+    let stdout = String::from_utf8(out.stdout).expect("UTF-8");
+    stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["target"]["name"] == "memory")
+        .find_map(|m| m["executable"].as_str().map(std::path::PathBuf::from))
+        .expect("cargo names the memory harness")
+}
+
+/// Runs one memory case in a fresh `memory` process: (peak, total) bytes allocated.
+fn peak_memory(harness: &std::path::Path, case: &str, input: &str) -> (usize, usize) {
+    let path = std::env::temp_dir().join(format!(
+        "toolcall-bench-{}-{case}.input",
+        std::process::id()
+    ));
+    std::fs::write(&path, input).expect("the temporary directory is writable");
+    let out = std::process::Command::new(harness)
+        .args(["--case", case])
+        .arg(&path)
+        .output()
+        .expect("the memory harness runs");
+    let _ = std::fs::remove_file(&path);
+    assert!(
+        out.status.success(),
+        "memory case {case} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    let mut figures = text
+        .split_whitespace()
+        .map(|n| n.parse().expect("a number"));
+    (
+        figures.next().expect("peak"),
+        figures.next().expect("total"),
+    )
+}
+
+/// `--profile CASE`: one workload in a loop for about 10 s, for `perf record` or (with
+/// `--quick`, one run) `valgrind --tool=callgrind`. Cases: `cdata`, `escaped` (1 MiB one-shot;
+/// `cdata10`, `escaped10`: 10 MiB),
+/// `stream1-cdata`, `stream1-escaped` (1-byte chunks, 256 KiB), `stream16-cdata`, `small-calls`,
+/// `repair`.
+fn profile(case: &str) {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let size = match case {
+        "stream1-cdata" | "stream1-escaped" => 256 * KIB,
+        "cdata10" | "escaped10" => 10 * MIB,
+        _ => MIB,
+    };
+    let content = workload::dense_code(size, 1);
+    let cdata = workload::xml_call(&content, Form::Cdata);
+    let escaped = workload::xml_call(&content, Form::Escaped);
+    let (small, _, _) = workload::small_calls(1000);
+    let (amp, _) = workload::ampersand_text(MIB);
+    let bare = workload::ampersand_call(&amp, true);
+    let run = || -> usize {
+        match case {
+            "cdata" | "cdata10" => toolcall::parser::parse(&cdata).segments.len(),
+            "escaped" | "escaped10" => toolcall::parser::parse(&escaped).segments.len(),
+            "stream1-cdata" => stream(&cdata, 1).span.len(),
+            "stream1-escaped" => stream(&escaped, 1).span.len(),
+            "stream16-cdata" => stream(&cdata, 16).span.len(),
+            "small-calls" => toolcall::parser::parse(&small).segments.len(),
+            "repair" => toolcall::parser::parse(&bare).segments.len(),
+            other => panic!("unknown profile case {other}"),
+        }
+    };
+    let started = std::time::Instant::now();
+    let mut runs = 0u64;
+    while runs == 0 || (!quick && started.elapsed().as_secs() < 10) {
+        black_box(run());
+        runs += 1;
+    }
+    println!(
+        "{case}: {runs} runs, {:.3} ms each",
+        started.elapsed().as_secs_f64() * 1e3 / runs as f64
+    );
+}
