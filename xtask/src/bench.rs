@@ -1,9 +1,16 @@
-//! `cargo xtask bench`: the benchmark harness of the `toolcall` crate, printed as one table.
+//! `cargo xtask bench`: the benchmark harness of the `toolcall` crate, printed as one report.
+//!
+//! `crates/toolcall/benches/throughput.rs` times everything in one run (about two minutes) and
+//! prints the tables with their ratios and the targets of docs/PERFORMANCE.md; it builds and runs
+//! the `memory` bench (a counting allocator, one process per case) for the peak-memory figures.
+//! `cargo xtask bench SECTION…` runs some sections only (`one_call`, `repair`, `streaming`,
+//! `small_calls`, `schema`, `thread`, `prompt`, `memory`); `--smoke` runs each benchmark once
+//! on small input, checking every result, as `cargo xtask ci` does.
 
 use crate::shell::{cargo, root};
 use anyhow::Result;
 
-/// The harness: a `harness = false` bench target that prints its own table.
+/// The harness: a `harness = false` bench target that prints its own report.
 const BENCH_PACKAGE: &str = "toolcall";
 const BENCH_TARGET: &str = "throughput";
 

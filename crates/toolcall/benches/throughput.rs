@@ -602,7 +602,7 @@ impl Bench {
         } else {
             vec![
                 ("10,000 events".into(), 10_000, 100),
-                ("10 MB thread (10,000 events)".into(), 10_000, 3_000),
+                ("10 MB thread (10,000 events)".into(), 10_000, 2_100),
             ]
         };
         let mut table = Table::new(
