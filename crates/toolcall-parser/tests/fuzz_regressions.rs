@@ -74,3 +74,46 @@ fn cdata_outside_arguments_is_not_argument_bytes() {
         toolcall_parser::ErrorKind::LimitExceeded
     );
 }
+
+/// `stream_chunking`: `max_call_bytes` was checked between lexemes, so a lexeme read whole in
+/// one chunk (here the tool name's text, then `</tool_name>`) went past the limit before the
+/// check, and the error named the tool or not depending on the chunking. Nothing past the limit
+/// is read now.
+#[test]
+fn the_call_size_limit_is_hit_at_one_place_whatever_the_chunking() {
+    let opts = ParseOptions {
+        limits: toolcall_parser::Limits {
+            max_call_bytes: 120,
+            ..Default::default()
+        },
+        ..ParseOptions::default()
+    };
+    for text in [
+        format!("<tool><tool_name>{}</tool_name></tool>", "x".repeat(200)),
+        format!(
+            "<tool><tool_name>t</tool_name><arguments><a>{}</a></arguments></tool>",
+            "é".repeat(100)
+        ),
+        format!(
+            "<tool><tool_name>t</tool_name><!-- {} </tool> --></tool>after",
+            "c".repeat(120)
+        ),
+        format!(
+            "<tool><tool_name>t</tool_name><arguments><a b=\"{}\"/></arguments></tool>",
+            "v".repeat(120)
+        ),
+    ] {
+        let r = assert_chunking_invariant(&text, &opts);
+        let e = &r.errors()[0];
+        assert_eq!(e.kind, toolcall_parser::ErrorKind::LimitExceeded, "{text}");
+        assert!(e.message.contains("the call is longer"), "{text}: {e:?}");
+    }
+    // Exactly at the limit is fine.
+    let text = format!(
+        "<tool><tool_name>{}</tool_name></tool>",
+        "x".repeat(120 - 36)
+    );
+    assert_eq!(text.len(), 120);
+    let r = assert_chunking_invariant(&text, &opts);
+    assert!(r.errors().is_empty(), "{:?}", r.errors());
+}

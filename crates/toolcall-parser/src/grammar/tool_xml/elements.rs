@@ -20,8 +20,22 @@ impl ToolXml {
             self.mode = Mode::Prose;
             return Flow::Again;
         };
+        // Nothing past the call's `max_call_bytes` is read, so the limit is hit at the same
+        // place (and after the same lexemes) however the input was split.
+        let cap = call.start + self.opts.limits.max_call_bytes + 1;
+        let capped = base + w.len() > cap;
+        let (w, is_final) = if capped {
+            let mut end = cap - base;
+            while !w.is_char_boundary(end) {
+                end -= 1;
+            }
+            (&w[..end], false)
+        } else {
+            (w, is_final)
+        };
+        let mut past_limit = false;
         let flow = loop {
-            if self.pos - call.start > self.opts.limits.max_call_bytes {
+            if past_limit || self.pos - call.start > self.opts.limits.max_call_bytes {
                 let msg = format!(
                     "the call is longer than {} bytes",
                     self.opts.limits.max_call_bytes
@@ -35,6 +49,11 @@ impl ToolXml {
             }
             let rel = self.pos - base;
             let Some((lexeme, n)) = self.lexer.next(w, rel, base, is_final) else {
+                if capped {
+                    // The lexeme in progress runs past the limit.
+                    past_limit = true;
+                    continue;
+                }
                 break Flow::Stop;
             };
             let at = self.pos;
