@@ -9,7 +9,8 @@ impl ToolCall {
     /// same call (without a schema for values that round-trip blind; see docs/FORMAT.md §5).
     ///
     /// Fails only for an argument name that is not an XML name (possible for calls read from
-    /// the legacy JSON form, whose keys are any strings).
+    /// the legacy JSON form, whose keys are any strings), or that is `tool` at any depth: a
+    /// `<tool>` inside a call begins a new call, so such an argument cannot be read back.
     ///
     /// ```
     /// let call = &toolcall_parser::parse(
@@ -20,6 +21,12 @@ impl ToolCall {
     /// assert_eq!(toolcall_parser::parse(&xml).calls()[0].arguments, call.arguments);
     /// ```
     pub fn to_xml(&self) -> Result<String, arg_types::write::WriteError> {
+        if let Some(path) = tool_member(&self.arguments, "") {
+            return Err(arg_types::write::WriteError {
+                path,
+                name: crate::TOOL_TAG.to_owned(),
+            });
+        }
         let mut out = String::with_capacity(128);
         out.push_str("<tool>\n<server_name>");
         Escaper::TEXT.escape_into(&self.server_name, &mut out);
@@ -29,5 +36,32 @@ impl ToolCall {
         arg_types::write::write_arguments(&self.arguments, &mut out)?;
         out.push_str("</arguments>\n</tool>");
         Ok(out)
+    }
+}
+
+/// The path of the first member named `tool`, at any depth.
+fn tool_member(m: &arg_types::Map, path: &str) -> Option<String> {
+    m.iter().find_map(|(k, v)| {
+        let p = if path.is_empty() {
+            k.clone()
+        } else {
+            format!("{path}.{k}")
+        };
+        if k == crate::TOOL_TAG {
+            Some(p)
+        } else {
+            tool_member_in(v, &p)
+        }
+    })
+}
+
+fn tool_member_in(v: &arg_types::Value, path: &str) -> Option<String> {
+    match v {
+        arg_types::Value::Object(m) => tool_member(m, path),
+        arg_types::Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, item)| tool_member_in(item, &format!("{path}[{i}]"))),
+        _ => None,
     }
 }

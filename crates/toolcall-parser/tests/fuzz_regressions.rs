@@ -117,3 +117,32 @@ fn the_call_size_limit_is_hit_at_one_place_whatever_the_chunking() {
     let r = assert_chunking_invariant(&text, &opts);
     assert!(r.errors().is_empty(), "{:?}", r.errors());
 }
+
+/// `arg_roundtrip`: an argument (or member) named `tool` was written as `<tool>`, which the
+/// parser reads as the start of a new call; `to_xml` refuses it now, naming its path.
+#[test]
+fn to_xml_refuses_a_member_named_tool() {
+    use arg_types::{Map, Value};
+    let r = toolcall_parser::parse(
+        "<tool>{\"tool_name\":\"t\",\"arguments\":{\"a\":[1,{\"tool\":2}]}}</tool>",
+    );
+    let call = r.calls()[0].clone();
+    let e = call.to_xml().unwrap_err();
+    assert_eq!((e.path.as_str(), e.name.as_str()), ("a[1].tool", "tool"));
+    let mut args = Map::new();
+    args.insert("tool".into(), Value::Int(1));
+    let call = toolcall_parser::ToolCall {
+        arguments: args,
+        ..call
+    };
+    assert_eq!(call.to_xml().unwrap_err().path, "tool");
+    // Names that merely begin with `tool` are fine.
+    let mut args = Map::new();
+    args.insert("toolbox".into(), Value::Int(1));
+    let call = toolcall_parser::ToolCall {
+        arguments: args.clone(),
+        ..call
+    };
+    let back = toolcall_parser::parse(&call.to_xml().unwrap());
+    assert_eq!(back.calls()[0].arguments, args);
+}
