@@ -244,10 +244,22 @@ pub fn inner_markup(e: &Element, source: Option<&str>) -> String {
 
 fn write_node(n: &Node, out: &mut String) {
     match n {
-        Node::Text(t) => Escaper::TEXT.escape_into(t, out),
+        // A carriage return is written `&#13;` (between CDATA sections in CDATA), as the
+        // writer does: raw, an XML reader would give it back as a line feed.
+        Node::Text(t) => {
+            for (i, piece) in t.split('\r').enumerate() {
+                if i > 0 {
+                    out.push_str("&#13;");
+                }
+                Escaper::TEXT.escape_into(piece, out);
+            }
+        }
         Node::CData(c) => {
             out.push_str("<![CDATA[");
-            out.push_str(&c.replace("]]>", "]]]]><![CDATA[>"));
+            out.push_str(
+                &c.replace("]]>", "]]]]><![CDATA[>")
+                    .replace('\r', "]]>&#13;<![CDATA["),
+            );
             out.push_str("]]>");
         }
         Node::Element(e) => {
