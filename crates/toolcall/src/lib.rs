@@ -40,6 +40,11 @@ pub use xml_fallback as fallback;
 #[doc = include_str!("../../../docs/GUIDE.md")]
 pub mod guide {}
 
+/// The README's Rust example runs as a doc-test, so the front page cannot rot.
+#[cfg(all(doctest, feature = "parser"))]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
+
 /// The names most programs need, in one import.
 ///
 /// ```
