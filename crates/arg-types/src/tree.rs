@@ -233,13 +233,39 @@ pub fn inner_markup(e: &Element, source: Option<&str>) -> String {
         .zip(e.content_span.clone())
         .and_then(|(s, r)| s.get(r))
     {
-        return text_value(verbatim).to_owned();
+        return raw_text_value(verbatim).to_owned();
     }
     let mut out = String::new();
     for n in &e.children {
         write_node(n, &mut out);
     }
     text_value(&out).to_owned()
+}
+
+/// The text rule ([`text_value`]) on raw source text, whose lines may also end with CR LF or
+/// CR (an XML reader turns both into LF before the rule sees them).
+fn raw_text_value(s: &str) -> &str {
+    let is_end = |c: char| c == '\n' || c == '\r';
+    let Some(first) = s.find(is_end) else {
+        return trim_xml(s);
+    };
+    let mut start = 0;
+    if is_blank(&s[..first]) {
+        start = first + if s[first..].starts_with("\r\n") { 2 } else { 1 };
+    }
+    let mut end = s.len();
+    if let Some(last) = s.rfind(is_end)
+        && last + 1 >= start
+        && is_blank(&s[last + 1..])
+    {
+        let line_end = if s[..last].ends_with('\r') && s[last..].starts_with('\n') {
+            last - 1
+        } else {
+            last
+        };
+        end = line_end.max(start);
+    }
+    &s[start..end]
 }
 
 fn write_node(n: &Node, out: &mut String) {

@@ -38,3 +38,35 @@ fn rebuilt_markup_keeps_carriage_returns() {
     let e = parse_strict(&format!("<x>{markup}</x>"), &Limits::default()).unwrap();
     assert_eq!(e.text(), "c\rd]]>e");
 }
+
+/// `differential_xml_rs`: verbatim inner markup (from the source, as the parser gives it) took
+/// the text rule on raw text, where only LF ended a line: with CR LF line ends a mixed-content
+/// string kept a trailing CR, and with CR alone it was trimmed as if on one line. The rule now
+/// sees raw line ends as an XML reader would.
+#[test]
+fn verbatim_markup_with_cr_line_ends_follows_the_text_rule() {
+    use arg_types::tree::arguments_from_element_in;
+    for (source, expected) in [
+        ("<c>\r\n  a <b>x</b> c\r\n</c>", "  a <b>x</b> c"),
+        ("<c>\n  a <b>x</b> c\n</c>", "  a <b>x</b> c"),
+        ("<c>\r  a <b>x</b> c\r</c>", "  a <b>x</b> c"),
+        ("<c> a <b>x</b>\r c </c>", " a <b>x</b>\r c "),
+        ("<c> a <b>x</b> c </c>", "a <b>x</b> c"),
+        ("<c>\r\n\r\nz<b>x</b>\r\n\r\n</c>", "\r\nz<b>x</b>\r\n"),
+    ] {
+        let inner = &source[3..source.len() - 4];
+        let (before, rest) = inner.split_at(inner.find('<').unwrap());
+        let after = &rest[rest.find("</b>").unwrap() + 4..];
+        let mut c = Element::new("c");
+        c.children = vec![
+            Node::Text(before.into()),
+            Node::Element(Element::with_text("b", "x")),
+            Node::Text(after.into()),
+        ];
+        c.content_span = Some(3..source.len() - 4);
+        let mut args = Element::new("arguments");
+        args.children.push(Node::Element(c));
+        let m = arguments_from_element_in(&args, Some(source));
+        assert_eq!(m["c"].as_str(), Some(expected), "{source:?}");
+    }
+}

@@ -146,3 +146,16 @@ fn to_xml_refuses_a_member_named_tool() {
     let back = toolcall_parser::parse(&call.to_xml().unwrap());
     assert_eq!(back.calls()[0].arguments, args);
 }
+
+/// `differential_xml_rs`: a mixed-content value (kept verbatim from the source) written with
+/// CR LF line ends kept a trailing CR; it reads as the LF form does, as xml-rs reads it.
+#[test]
+fn mixed_content_with_crlf_line_ends() {
+    let lf =
+        "<tool><tool_name>t</tool_name><arguments><c>\n  a <b>x</b> c\n</c></arguments></tool>";
+    let r = assert_chunking_invariant(lf, &ParseOptions::default());
+    assert_eq!(r.calls()[0].arguments["c"].as_str(), Some("  a <b>x</b> c"));
+    let crlf = lf.replace('\n', "\r\n");
+    let r = assert_chunking_invariant(&crlf, &ParseOptions::default());
+    assert_eq!(r.calls()[0].arguments["c"].as_str(), Some("  a <b>x</b> c"));
+}
