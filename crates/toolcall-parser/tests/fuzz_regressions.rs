@@ -159,3 +159,37 @@ fn mixed_content_with_crlf_line_ends() {
     let r = assert_chunking_invariant(&crlf, &ParseOptions::default());
     assert_eq!(r.calls()[0].arguments["c"].as_str(), Some("  a <b>x</b> c"));
 }
+
+/// `parse_mixed`: the legacy JSON form ignored `max_call_bytes` (a 153-byte call passed a
+/// 16-byte limit). It is scanned only up to the limit now, like the XML form.
+#[test]
+fn legacy_json_calls_respect_the_call_size_limit() {
+    let opts = ParseOptions {
+        limits: toolcall_parser::Limits {
+            max_call_bytes: 60,
+            ..Default::default()
+        },
+        ..ParseOptions::default()
+    };
+    let long = format!(
+        "<tool>{{\"tool_name\":\"j\",\"arguments\":{{\"k\":\"{}\"}}}}</tool>after",
+        "v".repeat(100)
+    );
+    let padded = format!(
+        "<tool>{{\"tool_name\":\"j\"}}{}</tool>after",
+        " ".repeat(60)
+    );
+    // The object fits, `</tool>` does not.
+    let straddling = format!("<tool>{{\"tool_name\":\"{}\"}}</tool>after", "j".repeat(32));
+    for text in [long, padded, straddling] {
+        let r = assert_chunking_invariant(&text, &opts);
+        assert!(r.calls().is_empty(), "{text}");
+        let e = &r.errors()[0];
+        assert_eq!(e.kind, toolcall_parser::ErrorKind::LimitExceeded, "{text}");
+        assert_eq!(r.prose(), "after", "{text}");
+    }
+    let fits = format!("<tool>{{\"tool_name\":\"{}\"}}</tool>", "j".repeat(31));
+    assert_eq!(fits.len(), 60);
+    let r = assert_chunking_invariant(&fits, &opts);
+    assert_eq!(r.calls().len(), 1, "{:?}", r.errors());
+}

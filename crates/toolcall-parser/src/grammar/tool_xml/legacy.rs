@@ -22,7 +22,12 @@ impl ToolXml {
         };
         let bytes = w.as_bytes();
         let rel = self.pos - base;
-        match scanner.scan(&bytes[rel..]) {
+        // Nothing past the call's `max_call_bytes` is scanned (as in the XML form).
+        let call_start = self.call.as_ref().map_or(self.pos, |c| c.start);
+        let limit = (call_start + self.opts.limits.max_call_bytes + 1)
+            .saturating_sub(base)
+            .clamp(rel, bytes.len());
+        match scanner.scan(&bytes[rel..limit]) {
             JsonScan::End(n) => {
                 self.pos += n;
                 self.mode = Mode::AfterJson {
@@ -39,6 +44,10 @@ impl ToolXml {
                 self.fail(w, base, &mut call, ErrorKind::InvalidJson, msg, self.pos);
                 self.put_back(call);
                 let _ = out;
+            }
+            JsonScan::More if limit < bytes.len() => {
+                self.pos = base + limit;
+                return self.call_too_long(w, base);
             }
             JsonScan::More => {
                 self.pos = base + bytes.len();
@@ -64,6 +73,11 @@ impl ToolXml {
             self.mode = Mode::Prose;
             return Flow::Again;
         };
+        let max = self.opts.limits.max_call_bytes;
+        if self.pos - call.start > max {
+            self.call = Some(call);
+            return self.call_too_long(w, base);
+        }
         let rel = self.pos - base;
         let Some((lexeme, n)) = self.lexer.next(w, rel, base, is_final) else {
             self.call = Some(call);
@@ -74,6 +88,20 @@ impl ToolXml {
         match lexeme {
             Lexeme::Text(t) if is_blank(t) => {}
             Lexeme::Newline | Lexeme::Comment => {}
+            Lexeme::EndTag(TOOL) if at + n - call.start > max => {
+                let msg = format!("the call is longer than {max} bytes");
+                let call_start = call.start;
+                self.fail(
+                    w,
+                    base,
+                    &mut call,
+                    ErrorKind::LimitExceeded,
+                    msg,
+                    call_start,
+                );
+                self.end_call(w, base, &mut call, at + n, out);
+                return Flow::Again;
+            }
             Lexeme::EndTag(TOOL) => match legacy_json::read(&w[start - base..end - base]) {
                 Ok(legacy) => {
                     call.server_name = legacy.server_name;
@@ -122,6 +150,22 @@ impl ToolXml {
                 );
             }
         }
+        self.put_back(call);
+        Flow::Again
+    }
+
+    /// Fails the call for running past `max_call_bytes`.
+    fn call_too_long(&mut self, w: &str, base: usize) -> Flow {
+        let Some(mut call) = self.call.take() else {
+            self.mode = Mode::Prose;
+            return Flow::Again;
+        };
+        let msg = format!(
+            "the call is longer than {} bytes",
+            self.opts.limits.max_call_bytes
+        );
+        let at = call.start;
+        self.fail(w, base, &mut call, ErrorKind::LimitExceeded, msg, at);
         self.put_back(call);
         Flow::Again
     }
