@@ -193,3 +193,26 @@ fn legacy_json_calls_respect_the_call_size_limit() {
     let r = assert_chunking_invariant(&fits, &opts);
     assert_eq!(r.calls().len(), 1, "{:?}", r.errors());
 }
+
+/// `parse_mixed`: the legacy JSON form ignored `max_argument_bytes`.
+#[test]
+fn legacy_json_arguments_respect_the_argument_size_limit() {
+    let opts = ParseOptions {
+        limits: toolcall_parser::Limits {
+            max_argument_bytes: 10,
+            ..Default::default()
+        },
+        ..ParseOptions::default()
+    };
+    let text = "<tool>{\"tool_name\":\"j\",\"arguments\":{\"a\":[\"12345\",{\"b\":\"678901\"}]}}</tool>after";
+    let r = assert_chunking_invariant(text, &opts);
+    assert!(r.calls().is_empty());
+    assert_eq!(
+        r.errors()[0].kind,
+        toolcall_parser::ErrorKind::LimitExceeded
+    );
+    assert_eq!(r.prose(), "after");
+    let text = "<tool>{\"tool_name\":\"j\",\"arguments\":{\"a\":\"1234567890\",\"b\":\"1234567890\"}}</tool>";
+    let r = assert_chunking_invariant(text, &opts);
+    assert_eq!(r.calls().len(), 1, "{:?}", r.errors());
+}

@@ -103,6 +103,20 @@ impl ToolXml {
                 return Flow::Again;
             }
             Lexeme::EndTag(TOOL) => match legacy_json::read(&w[start - base..end - base]) {
+                Ok(legacy)
+                    if legacy
+                        .arguments
+                        .values()
+                        .any(|v| string_bytes(v) > self.opts.limits.max_argument_bytes) =>
+                {
+                    let msg = format!(
+                        "an argument is longer than {} bytes",
+                        self.opts.limits.max_argument_bytes
+                    );
+                    self.fail(w, base, &mut call, ErrorKind::LimitExceeded, msg, start);
+                    self.end_call(w, base, &mut call, at + n, out);
+                    return Flow::Again;
+                }
                 Ok(legacy) => {
                     call.server_name = legacy.server_name;
                     call.tool_name = legacy.tool_name;
@@ -168,5 +182,15 @@ impl ToolXml {
         self.fail(w, base, &mut call, ErrorKind::LimitExceeded, msg, at);
         self.put_back(call);
         Flow::Again
+    }
+}
+
+/// Bytes of the strings in a JSON argument: its decoded text, as `max_argument_bytes` counts it.
+fn string_bytes(v: &arg_types::Value) -> usize {
+    match v {
+        arg_types::Value::String(s) => s.len(),
+        arg_types::Value::Array(items) => items.iter().map(string_bytes).sum(),
+        arg_types::Value::Object(m) => m.values().map(string_bytes).sum(),
+        _ => 0,
     }
 }
