@@ -216,3 +216,170 @@ fn legacy_json_arguments_respect_the_argument_size_limit() {
     let r = assert_chunking_invariant(text, &opts);
     assert_eq!(r.calls().len(), 1, "{:?}", r.errors());
 }
+
+// ----- the fuzz targets' invariants as properties, so `cargo test` checks them on stable ------
+
+mod properties {
+    use arg_types::Value;
+    use proptest::prelude::*;
+    use toolcall_parser::{Limits, ParseOptions, ParseResult, Segment, StreamParser, parse_with};
+
+    /// Fragments of the format and of the inputs the fuzzers found, concatenated into inputs.
+    const VOCABULARY: &[&str] = &[
+        "<tool>",
+        "</tool>",
+        "</tool >",
+        "<tool_name>",
+        "</tool_name>",
+        "t",
+        "<server_name>",
+        "</server_name>",
+        "<arguments>",
+        "</arguments>",
+        "<a>",
+        "</a>",
+        "<b>",
+        "</b>",
+        "<a/>",
+        "<![CDATA[",
+        "]]>",
+        "&amp;",
+        "&",
+        "&#13;",
+        "&#0;",
+        "<",
+        ">",
+        "\r\n",
+        "\r",
+        "\n",
+        " ",
+        "x",
+        "é",
+        "🦀",
+        "<!--",
+        "-->",
+        "<?p?>",
+        "```\n",
+        "{\"tool_name\":\"j\",\"arguments\":{\"k\":[1,\"</tool>\"],\"s\":\"long string\"}}",
+        "Vec<T>",
+        "a < b",
+        "</a> more",
+        "<a x=\"1\">",
+    ];
+
+    fn soup() -> impl Strategy<Value = String> {
+        prop::collection::vec(prop::sample::select(VOCABULARY), 0..40).prop_map(|v| v.concat())
+    }
+
+    fn small_limits() -> impl Strategy<Value = ParseOptions> {
+        (
+            1usize..4,
+            2usize..6,
+            16usize..200,
+            2usize..40,
+            any::<bool>(),
+            40usize..400,
+        )
+            .prop_map(
+                |(calls, depth, call_bytes, argument_bytes, fenced, input_bytes)| ParseOptions {
+                    limits: Limits {
+                        max_input_bytes: input_bytes,
+                        max_calls: calls,
+                        max_depth: depth,
+                        max_call_bytes: call_bytes,
+                        max_argument_bytes: argument_bytes,
+                    },
+                    ignore_fenced_calls: fenced,
+                    schemas: None,
+                },
+            )
+    }
+
+    fn string_bytes(v: &Value) -> usize {
+        match v {
+            Value::String(s) => s.len(),
+            Value::Array(items) => items.iter().map(string_bytes).sum(),
+            Value::Object(m) => m.values().map(string_bytes).sum(),
+            _ => 0,
+        }
+    }
+
+    fn object_depth(v: &Value) -> usize {
+        match v {
+            Value::Object(m) => 1 + m.values().map(object_depth).max().unwrap_or(0),
+            Value::Array(items) => items.iter().map(object_depth).max().unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    fn streamed_bytes(text: &str, cuts: &[usize], opts: &ParseOptions) -> ParseResult {
+        let bytes = text.as_bytes();
+        let mut points: Vec<usize> = cuts.iter().map(|c| c % (bytes.len() + 1)).collect();
+        points.sort_unstable();
+        let mut p = StreamParser::with_options(opts.clone());
+        let mut events = Vec::new();
+        let mut last = 0;
+        for at in points.into_iter().chain([bytes.len()]) {
+            events.extend(p.feed_bytes(&bytes[last..at]));
+            last = at;
+        }
+        events.extend(p.finish());
+        ParseResult::from_events(events)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        /// `parse_mixed`: every limit holds, every call is a whole `<tool>` element in order.
+        #[test]
+        fn limits_are_respected(text in soup(), opts in small_limits()) {
+            let l = &opts.limits;
+            let r = parse_with(&text, &opts);
+            let calls = r.calls();
+            prop_assert!(calls.len() <= l.max_calls);
+            prop_assert!(calls.len() + r.errors().len() <= l.max_calls + 2);
+            let mut last_end = 0;
+            for c in &calls {
+                prop_assert!(c.span.start >= last_end && c.span.end <= l.max_input_bytes);
+                last_end = c.span.end;
+                prop_assert!(c.span.len() <= l.max_call_bytes, "{} > {}", c.span.len(), l.max_call_bytes);
+                let src = &text[c.span.clone()];
+                prop_assert!(src.starts_with("<tool") && src.ends_with('>'), "{:?}", src);
+                for v in c.arguments.values() {
+                    prop_assert!(string_bytes(v) <= l.max_argument_bytes);
+                    if !c.legacy_json {
+                        prop_assert!(3 + object_depth(v) <= l.max_depth);
+                    }
+                }
+            }
+            prop_assert!(!r.segments.windows(2).any(|w| matches!(w, [Segment::Prose(_), Segment::Prose(_)])));
+        }
+
+        /// `stream_chunking`: raw bytes cut anywhere, with small limits, give the one-shot result.
+        #[test]
+        fn byte_chunking_with_limits_equals_one_shot(
+            text in soup(),
+            cuts in prop::collection::vec(any::<usize>(), 0..12),
+            opts in small_limits(),
+        ) {
+            prop_assert_eq!(streamed_bytes(&text, &cuts, &opts), parse_with(&text, &opts));
+        }
+
+        /// `parse_mixed`: a call read from the XML form, written by `to_xml` and read again, is
+        /// the same call.
+        #[test]
+        fn parsed_calls_read_back_from_to_xml(text in soup()) {
+            let r = parse_with(&text, &ParseOptions::default());
+            for c in r.calls() {
+                if c.legacy_json {
+                    continue;
+                }
+                let Ok(xml) = c.to_xml() else { continue };
+                let back = parse_with(&xml, &ParseOptions::default());
+                prop_assert!(back.errors().is_empty(), "{:?}\n{}", back.errors(), xml);
+                prop_assert_eq!(&back.calls()[0].arguments, &c.arguments, "{}", xml);
+                prop_assert_eq!(&back.calls()[0].tool_name, &c.tool_name);
+            }
+        }
+    }
+}
