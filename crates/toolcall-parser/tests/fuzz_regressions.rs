@@ -217,6 +217,28 @@ fn legacy_json_arguments_respect_the_argument_size_limit() {
     assert_eq!(r.calls().len(), 1, "{:?}", r.errors());
 }
 
+/// `parse_mixed`: the call-size limit of the legacy JSON form (the fix above) cut the scan
+/// inside a multi-byte character and resumed there: a panic on a char boundary.
+#[test]
+fn legacy_json_call_size_limit_inside_a_character() {
+    for max in 20..30 {
+        let opts = ParseOptions {
+            limits: toolcall_parser::Limits {
+                max_call_bytes: max,
+                ..Default::default()
+            },
+            ..ParseOptions::default()
+        };
+        let text = "<tool>{\"tool_name\":\"ééééééééé\"}</tool>after";
+        let r = assert_chunking_invariant(text, &opts);
+        assert_eq!(
+            r.errors()[0].kind,
+            toolcall_parser::ErrorKind::LimitExceeded
+        );
+        assert_eq!(r.prose(), "after");
+    }
+}
+
 // ----- the fuzz targets' invariants as properties, so `cargo test` checks them on stable ------
 
 mod properties {

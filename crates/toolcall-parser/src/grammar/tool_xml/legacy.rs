@@ -24,9 +24,12 @@ impl ToolXml {
         let rel = self.pos - base;
         // Nothing past the call's `max_call_bytes` is scanned (as in the XML form).
         let call_start = self.call.as_ref().map_or(self.pos, |c| c.start);
-        let limit = (call_start + self.opts.limits.max_call_bytes + 1)
+        let mut limit = (call_start + self.opts.limits.max_call_bytes + 1)
             .saturating_sub(base)
             .clamp(rel, bytes.len());
+        while !w.is_char_boundary(limit) {
+            limit -= 1;
+        }
         match scanner.scan(&bytes[rel..limit]) {
             JsonScan::End(n) => {
                 self.pos += n;
