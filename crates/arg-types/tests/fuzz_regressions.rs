@@ -70,3 +70,136 @@ fn verbatim_markup_with_cr_line_ends_follows_the_text_rule() {
         assert_eq!(m["c"].as_str(), Some(expected), "{source:?}");
     }
 }
+
+// ----- the `schema_coerce` target's invariants as properties, so `cargo test` checks them ------
+
+mod properties {
+    use arg_types::schema::{CoerceError, coerce_arguments, coerce_arguments_all};
+    use proptest::prelude::*;
+    use serde_json::{Value as Json, json};
+    use xml_fallback::tree::{Element, Node};
+
+    const NAMES: &[&str] = &["a", "b", "item", "a.b", "x-1"];
+    const TYPES: &[&str] = &[
+        "string", "integer", "number", "boolean", "null", "array", "object",
+    ];
+
+    fn schema() -> impl Strategy<Value = Json> {
+        let leaf = prop_oneof![
+            Just(json!(true)),
+            Just(json!(false)),
+            Just(json!({})),
+            prop::sample::select(TYPES).prop_map(|t| json!({ "type": t })),
+            prop::sample::select(vec!["#", "#/$defs/a", "#/properties/a", "#/nowhere"])
+                .prop_map(|r| json!({ "$ref": r })),
+            prop::collection::vec(prop::sample::select(vec!["1", "x", "true"]), 0..3)
+                .prop_map(|v| json!({ "enum": v })),
+        ];
+        leaf.prop_recursive(4, 32, 4, |inner| {
+            prop_oneof![
+                (
+                    prop::collection::btree_map(prop::sample::select(NAMES), inner.clone(), 0..3),
+                    prop::collection::vec(prop::sample::select(NAMES), 0..2),
+                    any::<bool>(),
+                )
+                    .prop_map(|(p, r, extra)| json!({
+                        "type": "object", "properties": p, "required": r,
+                        "additionalProperties": extra
+                    })),
+                inner
+                    .clone()
+                    .prop_map(|i| json!({ "type": "array", "items": i })),
+                prop::collection::vec(inner.clone(), 0..3)
+                    .prop_map(|v| json!({ "type": "array", "prefixItems": v })),
+                prop::collection::vec(inner.clone(), 0..3).prop_map(|v| json!({ "anyOf": v })),
+                prop::collection::vec(inner.clone(), 0..3).prop_map(|v| json!({ "allOf": v })),
+                (inner.clone(), inner).prop_map(|(a, b)| json!({
+                    "$defs": { "a": a }, "type": ["object", "null"], "properties": { "a": b }
+                })),
+            ]
+        })
+    }
+
+    fn element(name: &'static str) -> impl Strategy<Value = Element> {
+        let text = prop::sample::select(vec!["", " ", "1", "x", "true", "null", "1.5", "\n"]);
+        let leaf = prop::collection::vec(
+            prop_oneof![
+                text.clone().prop_map(|t| Node::Text(t.into())),
+                text.prop_map(|t| Node::CData(t.into())),
+            ],
+            0..2,
+        )
+        .prop_map(move |children| Element {
+            children,
+            ..Element::new(name)
+        });
+        leaf.prop_recursive(4, 24, 4, move |inner| {
+            prop::collection::vec((prop::sample::select(NAMES), inner), 0..4).prop_map(
+                move |kids| {
+                    let mut e = Element::new(name);
+                    for (n, mut k) in kids {
+                        k.name = n.into();
+                        e.children.push(Node::Element(k));
+                    }
+                    e
+                },
+            )
+        })
+    }
+
+    fn path_starts_with(path: &str, name: &str) -> bool {
+        path.strip_prefix(name)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+    }
+
+    fn required_names(s: &Json, out: &mut Vec<String>) {
+        match s {
+            Json::Object(m) => {
+                if let Some(Json::Array(r)) = m.get("required") {
+                    out.extend(r.iter().filter_map(Json::as_str).map(str::to_owned));
+                }
+                m.values().for_each(|v| required_names(v, out));
+            }
+            Json::Array(a) => a.iter().for_each(|v| required_names(v, out)),
+            _ => {}
+        }
+    }
+
+    fn names_a_place(e: &CoerceError, args: &Element, schema: &Json) -> bool {
+        if e.path.is_empty() {
+            return true;
+        }
+        let mut required = Vec::new();
+        required_names(schema, &mut required);
+        args.child_elements()
+            .any(|c| path_starts_with(&e.path, &c.name))
+            || (e.found == "nothing" && required.iter().any(|r| path_starts_with(&e.path, r)))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        /// `schema_coerce`: coercion never panics; a failure has errors, each with a path that
+        /// names where it is; success holds only the tree's arguments.
+        #[test]
+        fn coercion_errors_carry_a_path(s in schema(), args in element("arguments")) {
+            match coerce_arguments_all(&args, &s, None) {
+                Ok(m) => {
+                    for k in m.keys() {
+                        prop_assert!(args.child_elements().any(|c| &c.name == k));
+                    }
+                    prop_assert!(coerce_arguments(&args, &s, None).is_ok());
+                }
+                Err(errors) => {
+                    prop_assert!(!errors.is_empty());
+                    prop_assert_eq!(&coerce_arguments(&args, &s, None).unwrap_err(), &errors[0]);
+                    for e in &errors {
+                        prop_assert!(!e.expected.is_empty() && !e.found.is_empty(), "{:?}", e);
+                        prop_assert_ne!(e.found.as_str(), "an unknown problem");
+                        prop_assert!(names_a_place(e, &args, &s), "{:?}", e);
+                    }
+                }
+            }
+        }
+    }
+}
