@@ -317,8 +317,11 @@ mod properties {
             )
     }
 
+    /// String bytes, except strings of markup (mixed content kept verbatim), whose tags are
+    /// not decoded text and not counted by `max_argument_bytes`.
     fn string_bytes(v: &Value) -> usize {
         match v {
+            Value::String(s) if s.contains('<') && s.contains('>') => 0,
             Value::String(s) => s.len(),
             Value::Array(items) => items.iter().map(string_bytes).sum(),
             Value::Object(m) => m.values().map(string_bytes).sum(),
