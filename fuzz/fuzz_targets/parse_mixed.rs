@@ -1,0 +1,182 @@
+//! Arbitrary bytes through the one-shot parser: no panic, every limit respected, every position
+//! inside the input, calls in order, and every call read back from its own `to_xml`.
+//!
+//! The first two bytes choose the options (limits small enough to be hit, fences); the rest is
+//! the text.
+
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use toolcall_fuzz::{
+    blind_safe, forbidden, holds_forbidden, object_depth, same_map, split_control, text_bytes,
+};
+use toolcall_parser::{Limits, ParseOptions, ParseResult, Segment, parse_with};
+
+fn options(control: &[u8]) -> ParseOptions {
+    let small = control[0] & 1 == 1;
+    let limits = if small {
+        let c = control[1] as usize;
+        Limits {
+            max_input_bytes: 64 + (c & 0x3) * 512,
+            max_calls: 1 + (c >> 2 & 0x3),
+            max_depth: 2 + (c >> 4 & 0x3) * 2,
+            max_call_bytes: 16 + (c >> 6 & 0x1) * 200,
+            max_argument_bytes: 4 + (c >> 7) * 60,
+        }
+    } else {
+        Limits::default()
+    };
+    ParseOptions {
+        limits,
+        ignore_fenced_calls: control[0] & 2 == 2,
+        schemas: None,
+    }
+}
+
+/// Whether (line, column) is a position in `text` (or just past its end).
+fn is_position_in(text: &str, line: u32, column: u32) -> bool {
+    if line == 0 || column == 0 {
+        return false;
+    }
+    match text.split('\n').nth(line as usize - 1) {
+        Some(l) => column as usize <= l.chars().count() + 1,
+        None => false,
+    }
+}
+
+fn check(text: &str, opts: &ParseOptions, r: &ParseResult) {
+    let limits = &opts.limits;
+    let read = &text[..floor_char_boundary(text, limits.max_input_bytes)];
+    let calls = r.calls();
+    let errors = r.errors();
+    assert!(calls.len() <= limits.max_calls, "{} calls", calls.len());
+    // At most one error per call begun, one for the call limit, one for the input limit.
+    assert!(
+        calls.len() + errors.len() <= limits.max_calls + 2,
+        "{} calls and {} errors",
+        calls.len(),
+        errors.len()
+    );
+    let mut last_end = 0;
+    let mut covered = 0;
+    for c in &calls {
+        assert!(
+            c.span.start >= last_end,
+            "calls overlap or are out of order"
+        );
+        assert!(c.span.end <= read.len(), "a call beyond the input read");
+        last_end = c.span.end;
+        covered += c.span.len();
+        let src = &read[c.span.clone()];
+        assert!(
+            src.starts_with("<tool"),
+            "span does not start at <tool: {src:?}"
+        );
+        let closed = src
+            .rfind("</tool")
+            .is_some_and(|i| src[i + 6..].trim_start_matches([' ', '\t', '\n', '\r']) == ">");
+        assert!(closed, "span does not end at </tool>: {src:?}");
+        assert!(
+            c.span.len() <= limits.max_call_bytes,
+            "a call of {} bytes, limit {}",
+            c.span.len(),
+            limits.max_call_bytes
+        );
+        assert!(!c.tool_name.is_empty());
+        assert!(!c.server_name.is_empty());
+        for (k, v) in &c.arguments {
+            assert!(
+                text_bytes(v) <= limits.max_argument_bytes,
+                "argument {k} holds {} bytes, limit {}",
+                text_bytes(v),
+                limits.max_argument_bytes
+            );
+            if !c.legacy_json {
+                assert!(
+                    3 + object_depth(v) <= limits.max_depth,
+                    "argument {k} nests {} objects, depth limit {}",
+                    object_depth(v),
+                    limits.max_depth
+                );
+            }
+        }
+        for rep in &c.repairs {
+            assert!(is_position_in(read, rep.line, rep.column), "{rep:?}");
+        }
+    }
+    for e in &errors {
+        assert!(is_position_in(read, e.line, e.column), "{e:?}");
+        let _ = e.feedback();
+    }
+    let prose = r.prose();
+    assert!(prose.len() + covered <= read.len());
+    if calls.is_empty() && errors.is_empty() {
+        assert_eq!(
+            prose, read,
+            "with no call and no error, everything is prose"
+        );
+    }
+    // Adjacent prose is merged.
+    assert!(
+        !r.segments
+            .windows(2)
+            .any(|w| matches!(w, [Segment::Prose(_), Segment::Prose(_)]))
+    );
+}
+
+/// A call read from the XML form, written by `to_xml` and read again, is the same call: blind
+/// inference only makes values that read back blind.
+fn check_round_trip(r: &ParseResult) {
+    for c in r.calls() {
+        if c.legacy_json
+            || c.arguments.values().any(holds_forbidden)
+            || c.tool_name
+                .chars()
+                .chain(c.server_name.chars())
+                .any(forbidden)
+        {
+            continue;
+        }
+        for (k, v) in &c.arguments {
+            assert!(
+                blind_safe(v),
+                "blind inference made {k} = {v:?}, which cannot read back"
+            );
+        }
+        let Ok(xml) = c.to_xml() else { continue };
+        let back = parse_with(&xml, &ParseOptions::default());
+        let back_calls = back.calls();
+        assert!(
+            back.errors().is_empty() && back_calls.len() == 1,
+            "to_xml of a parsed call does not read back: {:?}\n{xml}",
+            back.errors()
+        );
+        let b = back_calls[0];
+        assert_eq!(b.tool_name, c.tool_name, "{xml}");
+        assert_eq!(b.server_name, c.server_name, "{xml}");
+        assert!(
+            same_map(&b.arguments, &c.arguments),
+            "to_xml of a parsed call reads back different arguments\n{xml}\nwas  {:?}\nback {:?}",
+            c.arguments,
+            b.arguments
+        );
+    }
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    if i >= s.len() {
+        return s.len();
+    }
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fuzz_target!(|data: &[u8]| {
+    let (control, text) = split_control(data, 2);
+    let opts = options(&control);
+    let r = parse_with(&text, &opts);
+    check(&text, &opts, &r);
+    check_round_trip(&r);
+});

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Writes the checked-in seed corpora, fuzz/corpus/<target>/seed-<name>.
+
+The texts are the examples of docs/FORMAT.md and of the crates' behaviour tests. Each target
+reads its input in its own layout (see the target's doc comment), so the same text gets the
+control bytes that target expects. Run from anywhere: `python3 fuzz/seeds/make_seeds.py`.
+"""
+import os, random
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "corpus")
+
+CALL = ("I'll create the file.\n<tool>\n<server_name>local</server_name>\n"
+        "<tool_name>write_to_file</tool_name>\n<arguments>\n  <path>src/main.rs</path>\n"
+        "  <content>fn main() { if a &amp;&amp; b { .. } }</content>\n</arguments>\n</tool>")
+
+TEXTS = {
+    "format-example": CALL,
+    "two-calls": "First.\n<tool><tool_name>a</tool_name><arguments><x>1</x></arguments></tool>\n"
+                 "Then.\n<tool><tool_name>b</tool_name><arguments><y>2</y></arguments></tool>\nDone.",
+    "arrays-objects": "<tool><tool_name>search_files</tool_name><arguments><path>src</path>"
+                      "<exclude>node_modules</exclude><exclude>dist</exclude>"
+                      "<options><depth>3</depth><hidden>false</hidden></options></arguments></tool>",
+    "cdata": "<tool><tool_name>w</tool_name><arguments><content><![CDATA[  if (a && b < c) {\n"
+             "\treturn \"x\";\n  }\n]]></content><n><![CDATA[42]]></n>"
+             "<s><![CDATA[a]]]]><![CDATA[>b]]></s></arguments></tool>",
+    "references": "<tool><tool_name>t</tool_name><arguments><a>&lt;&#60;&#x3C;&amp;&quot;</a>"
+                  "<b>\r\n  x\r\n  y\r\n</b></arguments></tool>",
+    "legacy-json": "<tool>{\"server_name\":\"s\",\"tool_name\":\"j\",\"arguments\":"
+                   "{\"k\":[1,\"</tool>\"],\"o\":{\"a\":null}}}</tool>",
+    "repairs": "<tool><tool_name>w</tool_name><arguments><p>a && b</p>"
+               "<c>fn f() -> Vec<String> { todo!() }</c><d>Close with </d> and go on.</d>"
+               "<e>use </div> here</e><f>x < y</f></arguments></tool>",
+    "mixed-content": "<tool><tool_name>w</tool_name><arguments><c>a <b>x</b> c</c>"
+                     "<html><div class=\"x\"><p>Hi &amp; bye</p></div></html></arguments></tool>",
+    "errors": "<tool><tool_name>a</tool_name><foo/></tool>\n<tool><tool_name>a</tool_name>junk</tool>\n"
+              "<tool><tool_name>a</tool_name><arguments><x>&#0;</x></arguments></tool>\n"
+              "<tool><tool_name>a</tool_name><arguments><!DOCTYPE x></arguments></tool>\n"
+              "<tool><tool_name>a</tool_name><arguments><x><?php echo 1; ?></x></arguments></tool>\n"
+              "<tool><arguments><a>1</b></arguments></tool>",
+    "unterminated": "<tool><tool_name>a</tool_name><arguments><x>1</x>\n"
+                    "<tool><tool_name>b</tool_name></tool>\n<tool><tool_name>c</tool_name><arguments><y>",
+    "fenced": "Example:\n```xml\n<tool><tool_name>example</tool_name></tool>\n```\n"
+              "Real:\n<tool><tool_name>real</tool_name></tool>",
+    "prose-like-markup": "Use <toolbox> or <tools>, a < b && c, <b>bold</b>, `<tool>` in backticks, "
+                         "and {\"json\": true}. </tool> is stray. The <tool> tag.",
+    "comments-attributes": "<tool a=\"1\">\n  <!-- c -->\n  <tool_name >t</tool_name >\n"
+                           "  <arguments><a x='&amp;'>1</a><b/><c /></arguments>\n</tool >",
+}
+
+AMPERSAND = {
+    "adr-context": "<tool>\n<server_name>local</server_name>\n<tool_name>search_files</tool_name>\n"
+                   "<arguments>\n  <pattern>func.*&&.*return</pattern>  <!-- Unescaped & -->\n"
+                   "  <path>src</path>\n</arguments>\n</tool>",
+    "adr-transformation": "<arguments>\n  <pattern>func.*&&.*return</pattern>\n"
+                          "  <path>src & tests</path>\n  <existing>&amp; already escaped</existing>\n</arguments>",
+    "entities": "<args><text>&#60; &#x3C; &amp; &lt; &gt; &quot; &apos; &am &#; &#x; &#0;</text></args>",
+    "url": "<args><url>https://x.org/?a=1&b=2&amp;c=3</url></args>",
+    "cdata-pi": "<a><![CDATA[a && b]]><!-- & --><?pi & ?>&&</a>",
+}
+
+THREAD = ("<thread>\n  <event type=\"human\" id=\"0\" iteration=\"0\">What is 2+2?</event>\n"
+          "  <event type=\"tool_input\" id=\"1\" name=\"calculator\" iteration=\"1\">"
+          "{&quot;expression&quot;:&quot;2+2&quot;}</event>\n</thread>\nBased on the above thread, I will now")
+
+
+def write(target, name, data):
+    d = os.path.join(ROOT, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "seed-" + name), "wb") as f:
+        f.write(data)
+
+
+def main():
+    for name, text in TEXTS.items():
+        t = text.encode()
+        write("parse_mixed", name, b"\x00\x00" + t)
+        write("stream_chunking", name, b"\x00\x03\x01\x07\x40" + t)
+        write("differential_xml_rs", name, b"\x01" + t)
+    write("parse_mixed", "small-limits", b"\x01\xff" + TEXTS["two-calls"].encode())
+    write("stream_chunking", "fenced-small", b"\x03\x01\x05" + TEXTS["fenced"].encode())
+    for name, text in AMPERSAND.items():
+        write("ampersand_fallback", name, text.encode())
+        write("differential_xml_rs", "amp-" + name, b"\x01" + text.encode())
+    write("ampersand_fallback", "thread", THREAD.encode())
+    # The structured targets read bytes through `arbitrary`: fixed pseudo-random seeds.
+    rng = random.Random(1)
+    for target in ["arg_roundtrip", "thread_wellformed", "schema_coerce", "differential_xml_rs"]:
+        for i in range(4):
+            data = bytes(rng.randrange(256) for _ in range(64 << i))
+            if target == "differential_xml_rs":
+                data = b"\x00" + data
+            write(target, "random-%d" % i, data)
+
+
+if __name__ == "__main__":
+    main()
