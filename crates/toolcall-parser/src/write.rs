@@ -29,13 +29,24 @@ impl ToolCall {
         }
         let mut out = String::with_capacity(128);
         out.push_str("<tool>\n<server_name>");
-        Escaper::TEXT.escape_into(&self.server_name, &mut out);
+        write_name(&self.server_name, &mut out);
         out.push_str("</server_name>\n<tool_name>");
-        Escaper::TEXT.escape_into(&self.tool_name, &mut out);
+        write_name(&self.tool_name, &mut out);
         out.push_str("</tool_name>\n<arguments>\n");
         arg_types::write::write_arguments(&self.arguments, &mut out)?;
         out.push_str("</arguments>\n</tool>");
         Ok(out)
+    }
+}
+
+/// A tool or server name as element text; a carriage return as `&#13;`, which XML reading
+/// would otherwise turn into a line feed.
+fn write_name(name: &str, out: &mut String) {
+    for (i, piece) in name.split('\r').enumerate() {
+        if i > 0 {
+            out.push_str("&#13;");
+        }
+        Escaper::TEXT.escape_into(piece, out);
     }
 }
 

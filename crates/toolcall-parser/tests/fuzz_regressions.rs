@@ -239,6 +239,18 @@ fn legacy_json_call_size_limit_inside_a_character() {
     }
 }
 
+/// `parse_mixed`: a tool name holding a carriage return (`&#13;`) was written raw by `to_xml`
+/// and read back as a line feed.
+#[test]
+fn to_xml_keeps_carriage_returns_in_names() {
+    let text = "<tool><server_name>s&#13;t</server_name><tool_name>a&#13;b</tool_name></tool>";
+    let call = toolcall_parser::parse(text).calls()[0].clone();
+    assert_eq!(call.tool_name, "a\rb");
+    let back = toolcall_parser::parse(&call.to_xml().unwrap());
+    assert_eq!(back.calls()[0].tool_name, "a\rb");
+    assert_eq!(back.calls()[0].server_name, "s\rt");
+}
+
 // ----- the fuzz targets' invariants as properties, so `cargo test` checks them on stable ------
 
 mod properties {
