@@ -40,8 +40,19 @@ impl ToolCall {
 }
 
 /// A tool or server name as element text; a carriage return as `&#13;`, which XML reading
-/// would otherwise turn into a line feed.
+/// would otherwise turn into a line feed. A name that the text rule would trim (blank space or
+/// lines at either end) is written in CDATA, which is kept exactly.
 fn write_name(name: &str, out: &mut String) {
+    if xml_fallback::text::text_value(name) != name {
+        out.push_str("<![CDATA[");
+        out.push_str(
+            &name
+                .replace("]]>", "]]]]><![CDATA[>")
+                .replace('\r', "]]>&#13;<![CDATA["),
+        );
+        out.push_str("]]>");
+        return;
+    }
     for (i, piece) in name.split('\r').enumerate() {
         if i > 0 {
             out.push_str("&#13;");

@@ -251,6 +251,22 @@ fn to_xml_keeps_carriage_returns_in_names() {
     assert_eq!(back.calls()[0].server_name, "s\rt");
 }
 
+/// `parse_mixed`: a tool name with blank space at an end (possible in CDATA) was written as
+/// text by `to_xml`, and the text rule trimmed it on reading.
+#[test]
+fn to_xml_keeps_names_the_text_rule_would_trim() {
+    for name in ["exam\n", " x ", "\n  a\n  b", "a\r\n", " ]]> "] {
+        let text = format!(
+            "<tool><tool_name><![CDATA[{}]]></tool_name></tool>",
+            name.replace("]]>", "]]]]><![CDATA[>")
+        );
+        let call = toolcall_parser::parse(&text).calls()[0].clone();
+        assert_eq!(call.tool_name, name.replace("\r\n", "\n"), "{text}");
+        let back = toolcall_parser::parse(&call.to_xml().unwrap());
+        assert_eq!(back.calls()[0].tool_name, call.tool_name, "{text}");
+    }
+}
+
 // ----- the fuzz targets' invariants as properties, so `cargo test` checks them on stable ------
 
 mod properties {
