@@ -5,7 +5,7 @@
 //! format's dictionary (`fuzz/toolcall.dict`). A crash fails and prints the command that
 //! reproduces it.
 
-use crate::shell::{self, cargo, has_cargo_subcommand, root};
+use crate::shell::{self, cargo, has_cargo_subcommand, nightly_cargo, root};
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -75,8 +75,8 @@ pub(crate) fn run(args: &[String]) -> Result<bool> {
 /// Builds the targets once, then runs each for `seconds`; true when none crashed.
 fn fuzz_all(chosen: &[String], seconds: u64) -> Result<bool> {
     ensure_tools()?;
-    let mut build = cargo();
-    build.args(["+nightly", "fuzz", "build"]);
+    let mut build = nightly_cargo();
+    build.args(["fuzz", "build"]);
     if let [one] = chosen {
         build.arg(one);
     }
@@ -96,8 +96,8 @@ fn fuzz_all(chosen: &[String], seconds: u64) -> Result<bool> {
 }
 
 fn ensure_tools() -> Result<()> {
-    let nightly = cargo()
-        .args(["+nightly", "--version"])
+    let nightly = nightly_cargo()
+        .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
     if !nightly {
@@ -122,8 +122,8 @@ fn fuzz_one(target: &str, seconds: u64) -> Result<bool> {
     let artifacts = fuzz_dir.join("artifacts").join(target);
     let started = SystemTime::now();
     let dict = fuzz_dir.join("toolcall.dict");
-    let mut cmd = cargo();
-    cmd.args(["+nightly", "fuzz", "run", target])
+    let mut cmd = nightly_cargo();
+    cmd.args(["fuzz", "run", target])
         .arg(&corpus)
         .arg("--")
         .arg(format!("-max_total_time={seconds}"))

@@ -17,6 +17,20 @@ pub(crate) fn cargo() -> Command {
     c
 }
 
+/// `cargo` of the nightly toolchain, from the root. `cargo +nightly` only works through rustup's
+/// proxy, and under `cargo xtask` the `CARGO` variable names the stable toolchain's own binary,
+/// so this asks rustup directly, with the variables the outer cargo set removed.
+pub(crate) fn nightly_cargo() -> Command {
+    let mut c = Command::new("rustup");
+    c.args(["run", "nightly", "cargo"])
+        .env_remove("CARGO")
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .env_remove("RUSTC")
+        .env_remove("RUSTDOC")
+        .current_dir(root());
+    c
+}
+
 /// Runs `cmd`, echoing it; true when it exits with status 0.
 pub(crate) fn run(cmd: &mut Command) -> Result<bool> {
     eprintln!("$ {}", display(cmd));
