@@ -42,10 +42,10 @@ fn main() {
     let started = std::time::Instant::now();
     b.say("# toolcall benchmarks\n");
     for line in report::machine() {
-        b.say(&format!("{line}  "));
+        b.say(&format!("- {line}"));
     }
     b.say(&format!(
-        "mode: {}\n",
+        "- mode: {}\n",
         match mode {
             Mode::Smoke => "smoke (each benchmark once, small input: the figures mean nothing)",
             Mode::Full => "full (warm-up, then the median of up to 31 samples of ≥15 ms each)",
@@ -227,7 +227,7 @@ impl Bench {
             {
                 let r = large / small;
                 self.say(&format!(
-                    "linearity, {}: time per byte at 10 MiB ÷ at 100 KiB = {}  ",
+                    "- linearity, {}: time per byte at 10 MiB ÷ at 100 KiB = {}",
                     form.name(),
                     report::ratio(r)
                 ));
