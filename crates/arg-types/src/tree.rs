@@ -98,31 +98,26 @@ fn value_from_element_owned(e: Element, source: Option<&str>) -> Value {
 }
 
 fn members_owned(e: Element, source: Option<&str>) -> Map {
-    // Grouped by name in order of first appearance; a map keeps this linear in the children.
-    let mut groups: indexmap::IndexMap<String, Vec<Element>> = indexmap::IndexMap::new();
+    // Values go straight into the map in order of first appearance; a name seen again turns its
+    // entry into an array. A single element never converts to an array, so an array already in
+    // the map can only come from such a repetition.
+    let mut m = Map::new();
     for n in e.children {
-        if let Node::Element(c) = n {
-            match groups.get_mut(&c.name) {
-                Some(v) => v.push(c),
-                None => {
-                    groups.insert(c.name.clone(), vec![c]);
-                }
+        let Node::Element(mut c) = n else { continue };
+        let name = std::mem::take(&mut c.name);
+        let v = value_from_element_owned(c, source);
+        match m.entry(name) {
+            indexmap::map::Entry::Vacant(slot) => {
+                slot.insert(v);
             }
+            indexmap::map::Entry::Occupied(mut slot) => match slot.get_mut() {
+                Value::Array(items) => items.push(v),
+                first => {
+                    let first = std::mem::take(first);
+                    *slot.get_mut() = Value::Array(vec![first, v]);
+                }
+            },
         }
-    }
-    let mut m = Map::with_capacity(groups.len());
-    for (name, mut siblings) in groups {
-        let v = if siblings.len() == 1 {
-            value_from_element_owned(siblings.pop().expect("one sibling"), source)
-        } else {
-            Value::Array(
-                siblings
-                    .into_iter()
-                    .map(|c| value_from_element_owned(c, source))
-                    .collect(),
-            )
-        };
-        m.insert(name, v);
     }
     m
 }

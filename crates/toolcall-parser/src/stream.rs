@@ -70,10 +70,11 @@ impl StreamParser {
         self
     }
 
-    /// The parser behind one-shot parsing: argument deltas are not needed there.
-    pub(crate) fn build(options: ParseOptions, emit_deltas: bool) -> Self {
+    /// The parser behind one-shot parsing: events that only matter while streaming (call
+    /// started, tool name, argument deltas) are not made there, since the result folds them away.
+    pub(crate) fn build(options: ParseOptions, progress: bool) -> Self {
         StreamParser {
-            grammar: ToolXml::new(options, emit_deltas),
+            grammar: ToolXml::new(options, progress),
             buf: String::new(),
             base: 0,
             fed: 0,

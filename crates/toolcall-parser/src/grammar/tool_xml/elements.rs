@@ -87,6 +87,12 @@ impl ToolXml {
         }
         let mut bare = std::mem::take(&mut self.bare_scratch);
         let text = top.text_mut();
+        if text.is_empty() {
+            // Decoding never lengthens text, so the bytes up to the next `<` bound this run:
+            // one allocation instead of a doubling series for a large value.
+            let bound = memchr::memchr(b'<', &w.as_bytes()[rel..]).unwrap_or(w.len() - rel);
+            text.reserve(bound);
+        }
         let before = text.len();
         let (n, refs) = self.lexer.text_run(w, rel, base, is_final, text, &mut bare);
         let appended = text.len() - before;
@@ -444,10 +450,12 @@ impl ToolXml {
             }
             Role::ToolName => {
                 let name = xml_fallback::text::element_value(&frame.element).into_owned();
-                out.push(StreamEvent::ToolName {
-                    index: call.index,
-                    tool_name: name.clone(),
-                });
+                if self.progress {
+                    out.push(StreamEvent::ToolName {
+                        index: call.index,
+                        tool_name: name.clone(),
+                    });
+                }
                 call.tool_name = Some(name);
             }
             Role::Arguments => call.arguments = Some(frame.element),

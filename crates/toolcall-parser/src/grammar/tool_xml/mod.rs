@@ -199,6 +199,8 @@ struct Fence {
 pub(crate) struct ToolXml {
     opts: ParseOptions,
     emit_deltas: bool,
+    /// Whether to report `CallStarted` and `ToolName`; one-shot parsing folds them away.
+    progress: bool,
     lexer: Lexer,
     pub(crate) locator: Locator,
     mode: Mode,
@@ -216,10 +218,13 @@ pub(crate) struct ToolXml {
     fence: Fence,
 }
 impl ToolXml {
-    pub(crate) fn new(opts: ParseOptions, emit_deltas: bool) -> Self {
+    /// `progress`: whether to report events that only matter while streaming (call started,
+    /// tool name known, argument deltas).
+    pub(crate) fn new(opts: ParseOptions, progress: bool) -> Self {
         ToolXml {
             opts,
-            emit_deltas,
+            emit_deltas: progress,
+            progress,
             lexer: Lexer::default(),
             locator: Locator::default(),
             mode: Mode::Prose,

@@ -160,7 +160,9 @@ impl ToolXml {
                 self.prose_start = start;
                 self.calls += 1;
                 let call = self.call.as_mut().expect("a call is open after <tool>");
-                out.push(StreamEvent::CallStarted { index: call.index });
+                if self.progress {
+                    out.push(StreamEvent::CallStarted { index: call.index });
+                }
                 self.pos = base + at;
                 if bytes[at] == b'<' {
                     call.stack
