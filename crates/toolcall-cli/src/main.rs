@@ -40,20 +40,36 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Parse a model response and print its tool calls and errors as one JSON object.
-    #[command(after_help = "Example:\n  toolcall parse examples/write_file.txt\n  \
-                            cat reply.txt | toolcall parse - --schema tools.json")]
+    #[command(
+        after_help = "Prints {\"calls\": [{server_name, tool_name, arguments, repairs, …}], \
+                            \"errors\": [{kind, message, line, column, …}], \"prose\": …}.\n\
+                            Exit status: 0 no errors, 1 the input had errors, 2 usage or I/O error.\n\n\
+                            Example:\n  toolcall parse examples/write_file.txt\n  \
+                            cat reply.txt | toolcall parse - --schema tools.json"
+    )]
     Parse(ParseArgs),
     /// Stream a model response through the incremental parser and print events as JSON Lines.
-    #[command(after_help = "Example:\n  toolcall stream examples/write_file.txt --chunk-size 16")]
+    #[command(
+        after_help = "Prints one JSON object per line, with an \"event\" field: prose, \
+                            call_started, tool_name, argument_delta, call_finished (with \"call\" \
+                            or \"error\"), error.\n\
+                            Exit status: 0 no errors, 1 the input had errors, 2 usage or I/O error.\n\n\
+                            Example:\n  toolcall stream examples/write_file.txt --chunk-size 16"
+    )]
     Stream(StreamArgs),
     /// Serialize a JSON array of agent events as a SPEC-01 <thread> document.
-    #[command(
-        after_help = "Example:\n  toolcall thread examples/thread_events.json \
-                            --response-prefix 'Based on the above thread, I will now'"
-    )]
+    #[command(after_help = "Prints the document followed by one newline.\n\
+                      Exit status: 0 success, 1 the events JSON is malformed (line and column \
+                      on stderr), 2 usage or I/O error.\n\n\
+                      Example:\n  toolcall thread examples/thread_events.json \
+                      --response-prefix 'Based on the above thread, I will now'")]
     Thread(ThreadArgs),
     /// Print the system-prompt section that teaches the tool-call format and describes tools.
-    #[command(after_help = "Example:\n  toolcall prompt --tools examples/tools.json")]
+    #[command(
+        after_help = "Without --tools, prints the format instructions alone.\n\
+                            Exit status: 0 success, 2 usage or I/O error (or a bad tool list).\n\n\
+                            Example:\n  toolcall prompt --tools examples/tools.json"
+    )]
     Prompt(PromptArgs),
 }
 
