@@ -2,8 +2,8 @@
 //! call generated from the schema.
 
 use crate::example::example_arguments;
-use crate::schema::{SchemaDoc, alternatives, item_schema, required, types_with_values};
 use crate::tool_def::ToolDef;
+use arg_types::json_schema::{SchemaDoc, alternatives, item_schema, required, types_with_values};
 use arg_types::write::{WriteError, write_arguments};
 use serde_json::Value as Json;
 use std::fmt::Write as _;

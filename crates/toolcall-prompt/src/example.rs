@@ -20,7 +20,7 @@
 //! Optional properties whose names are not XML element names are left out (no call could
 //! carry them).
 
-use crate::schema::{
+use arg_types::json_schema::{
     SchemaDoc, alternatives, item_schema, required, types_with_values, value_type,
 };
 use arg_types::write::is_element_name;

@@ -29,7 +29,6 @@ mod example;
 mod instructions;
 mod prompt;
 mod retry;
-mod schema;
 mod tool_def;
 
 pub use describe::{describe_tool, describe_tools, example_call};
