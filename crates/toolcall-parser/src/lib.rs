@@ -14,7 +14,8 @@
 //! ```
 //!
 //! One parser does all the work: [`StreamParser`] reads chunks as they arrive; [`parse`] is that
-//! parser fed one chunk, so one-shot and streaming results cannot disagree. It is built in layers:
+//! parser given the whole text as its one and final chunk, so one-shot and streaming results
+//! cannot disagree (and properties and a fuzz target check that they do not). It is built in layers:
 //! the [`lexer`](crate) knows XML's lexical forms, the `<tool>` grammar knows the format (docs/
 //! FORMAT.md), `xml-fallback` holds the shared XML rules and `arg-types` types the arguments.
 
@@ -48,11 +49,7 @@ pub fn parse(text: &str) -> ParseResult {
     parse_with(text, &ParseOptions::default())
 }
 
-/// Parses a whole response: the streaming parser fed one chunk.
+/// Parses a whole response: the streaming parser given the text as its one and final chunk.
 pub fn parse_with(text: &str, options: &ParseOptions) -> ParseResult {
-    let mut parser = StreamParser::build(options.clone(), false);
-    let mut events = Vec::new();
-    parser.feed_into(text, &mut events);
-    events.extend(parser.finish());
-    ParseResult::from_events(events)
+    ParseResult::from_events(StreamParser::parse_final(options.clone(), text))
 }

@@ -178,22 +178,38 @@ impl StreamParser {
             self.feed_into("\u{fffd}", &mut out);
         }
         if !self.finished {
-            self.finished = true;
             let buf = std::mem::take(&mut self.buf);
-            self.grammar.run(&buf, self.base, true, &mut out);
-            if self.truncated {
-                let max = self.grammar.options().limits.max_input_bytes;
-                let at = self.grammar.locator.locate(&buf, self.base, self.fed);
-                out.push(StreamEvent::Error {
-                    error: ParseError::new(
-                        ErrorKind::LimitExceeded,
-                        format!("the input is longer than {max} bytes; the rest was not read"),
-                        at,
-                    ),
-                });
-            }
+            self.end(&buf, &mut out);
         }
         out
+    }
+
+    /// One-shot parsing: `text` is the one and final chunk. The same grammar runs over it in
+    /// place; only the buffering between chunks (and the line count over text it would drop) is
+    /// skipped, since nothing follows.
+    pub(crate) fn parse_final(options: ParseOptions, text: &str) -> Vec<StreamEvent> {
+        let mut parser = StreamParser::build(options, false);
+        let text = parser.within_input_limit(text);
+        let mut out = Vec::new();
+        parser.end(text, &mut out);
+        out
+    }
+
+    /// Runs the grammar over the last window (`self.base` on) as the end of the input.
+    fn end(&mut self, window: &str, out: &mut Vec<StreamEvent>) {
+        self.finished = true;
+        self.grammar.run(window, self.base, true, out);
+        if self.truncated {
+            let max = self.grammar.options().limits.max_input_bytes;
+            let at = self.grammar.locator.locate(window, self.base, self.fed);
+            out.push(StreamEvent::Error {
+                error: ParseError::new(
+                    ErrorKind::LimitExceeded,
+                    format!("the input is longer than {max} bytes; the rest was not read"),
+                    at,
+                ),
+            });
+        }
     }
 
     /// The part of `chunk` within the input-size limit.
