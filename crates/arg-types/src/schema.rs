@@ -207,6 +207,9 @@ fn count_elements(e: &Element) -> usize {
     n
 }
 
+/// How many schemas one search for a property through `anyOf`/`oneOf` branches may visit.
+const MAX_PROPERTY_VISITS: usize = 256;
+
 static ANY: Json = Json::Bool(true);
 
 struct Coercer<'a> {
@@ -494,7 +497,9 @@ impl<'a> Coercer<'a> {
                     .child_elements()
                     .next()
                     .map_or("", |c| c.name.as_str());
-                if self.describes_property(item_schema(s, 0).unwrap_or(&ANY), child_name, 0) {
+                let mut visits = MAX_PROPERTY_VISITS;
+                let item = item_schema(s, 0).unwrap_or(&ANY);
+                if self.describes_property(item, child_name, 0, &mut visits) {
                     vec![*single]
                 } else {
                     array_items(els)
@@ -516,10 +521,18 @@ impl<'a> Coercer<'a> {
 
     /// Whether `schema` (an item schema) is an object schema naming `name` among its properties,
     /// looking through `$ref`, `allOf`, `anyOf` and `oneOf`.
-    fn describes_property(&self, schema: &Json, name: &str, hops: usize) -> bool {
-        if hops > 16 {
+    fn describes_property(
+        &self,
+        schema: &Json,
+        name: &str,
+        hops: usize,
+        visits: &mut usize,
+    ) -> bool {
+        // Branches that refer back to their own schema would be explored 2^16 times and more.
+        if hops > 16 || *visits == 0 {
             return false;
         }
+        *visits -= 1;
         let schema = self.doc.resolve(schema);
         let Json::Object(s) = schema.as_ref() else {
             return false;
@@ -534,7 +547,7 @@ impl<'a> Coercer<'a> {
             s.get(*k).and_then(Json::as_array).is_some_and(|branches| {
                 branches
                     .iter()
-                    .any(|b| self.describes_property(b, name, hops + 1))
+                    .any(|b| self.describes_property(b, name, hops + 1, visits))
             })
         })
     }

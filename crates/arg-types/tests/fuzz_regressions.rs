@@ -203,3 +203,29 @@ mod properties {
         }
     }
 }
+
+/// `schema_coerce` (a timeout): deciding whether a one-name wrapper element is an array's items
+/// searched the item schema's `anyOf`/`oneOf` branches for the property, and branches that
+/// refer back to the same schema made that search exponential (80 s in release for three
+/// branches and a two-element tree). The search visits at most 256 schemas now.
+#[test]
+fn self_referring_item_alternatives_do_not_hang() {
+    use std::time::{Duration, Instant};
+    let schema = serde_json::json!({"type": "array", "items": {"oneOf": [
+        {"$ref": "#/items", "type": "number"},
+        {"$ref": "#/items", "type": "string"},
+        {"$ref": "#/items", "type": "boolean"}
+    ]}});
+    let mut b = Element::new("b");
+    for _ in 0..2 {
+        b.children.push(Node::Element(Element::with_text("_", "1")));
+    }
+    let started = Instant::now();
+    let r = arg_types::schema::coerce_element(&b, &schema, None);
+    assert!(r.is_err());
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+}
