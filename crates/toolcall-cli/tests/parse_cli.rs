@@ -1,32 +1,10 @@
 //! The CLI contract of `toolcall parse` and `toolcall stream`, checked from outside.
 
+mod common;
+
+use common::toolcall;
 use serde_json::Value;
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn toolcall(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolcall"));
-    cmd.args(args).current_dir(root());
-    if let Some(input) = stdin {
-        use std::io::Write;
-        cmd.stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped());
-        let mut child = cmd.spawn().expect("toolcall runs");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(input.as_bytes())
-            .expect("write stdin");
-        return child.wait_with_output().expect("toolcall ends");
-    }
-    cmd.output().expect("toolcall runs")
-}
+use std::process::Output;
 
 fn json(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).expect("stdout is one JSON object")

@@ -1,32 +1,8 @@
 //! `toolcall thread` end to end: the built binary on files and standard input.
 
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn toolcall(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolcall"))
-        .args(args)
-        .current_dir(repo_root())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the toolcall binary runs");
-    let mut pipe = child.stdin.take().expect("stdin");
-    pipe.write_all(stdin.unwrap_or("").as_bytes())
-        .expect("write stdin");
-    drop(pipe);
-    child.wait_with_output().expect("toolcall finishes")
-}
-
-fn text(bytes: &[u8]) -> &str {
-    std::str::from_utf8(bytes).expect("UTF-8 output")
-}
+use common::{repo_root, text, toolcall};
 
 const EXAMPLE_THREAD: &str = r#"<thread>
   <event type="human" id="0" iteration="0">What is 2+2?</event>
