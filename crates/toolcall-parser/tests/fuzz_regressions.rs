@@ -270,56 +270,10 @@ fn to_xml_keeps_names_the_text_rule_would_trim() {
 // ----- the fuzz targets' invariants as properties, so `cargo test` checks them on stable ------
 
 mod properties {
+    use super::common::soup;
     use arg_types::Value;
     use proptest::prelude::*;
     use toolcall_parser::{Limits, ParseOptions, ParseResult, Segment, StreamParser, parse_with};
-
-    /// Fragments of the format and of the inputs the fuzzers found, concatenated into inputs.
-    const VOCABULARY: &[&str] = &[
-        "<tool>",
-        "</tool>",
-        "</tool >",
-        "<tool_name>",
-        "</tool_name>",
-        "t",
-        "<server_name>",
-        "</server_name>",
-        "<arguments>",
-        "</arguments>",
-        "<a>",
-        "</a>",
-        "<b>",
-        "</b>",
-        "<a/>",
-        "<![CDATA[",
-        "]]>",
-        "&amp;",
-        "&",
-        "&#13;",
-        "&#0;",
-        "<",
-        ">",
-        "\r\n",
-        "\r",
-        "\n",
-        " ",
-        "x",
-        "é",
-        "🦀",
-        "<!--",
-        "-->",
-        "<?p?>",
-        "```\n",
-        "{\"tool_name\":\"j\",\"arguments\":{\"k\":[1,\"</tool>\"],\"s\":\"long string\"}}",
-        "Vec<T>",
-        "a < b",
-        "</a> more",
-        "<a x=\"1\">",
-    ];
-
-    fn soup() -> impl Strategy<Value = String> {
-        prop::collection::vec(prop::sample::select(VOCABULARY), 0..40).prop_map(|v| v.concat())
-    }
 
     fn small_limits() -> impl Strategy<Value = ParseOptions> {
         (

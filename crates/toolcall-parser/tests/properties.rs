@@ -7,69 +7,10 @@
 mod common;
 
 use arg_types::{Map, Value};
-use common::parse_chunked;
+use common::{parse_chunked, soup};
 use proptest::prelude::*;
 use toolcall_parser::{ParseOptions, parse, parse_with};
 use xml_fallback::escape::Escaper;
-
-/// Fragments that reach the grammar's deep states when concatenated.
-const VOCABULARY: &[&str] = &[
-    "<tool>",
-    "</tool>",
-    "<tool_name>",
-    "</tool_name>",
-    "t",
-    "<server_name>",
-    "</server_name>",
-    "<arguments>",
-    "</arguments>",
-    "<a>",
-    "</a>",
-    "<b>",
-    "</b>",
-    "<a/>",
-    "<![CDATA[",
-    "]]>",
-    "]",
-    "&amp;",
-    "&",
-    "&lt;",
-    "&#x3C;",
-    "&#60;",
-    "&#0;",
-    "&am",
-    "<",
-    ">",
-    "{",
-    "}",
-    "\"",
-    "\\",
-    "\r\n",
-    "\r",
-    "\n",
-    " ",
-    "x",
-    "é",
-    "🦀",
-    "<!--",
-    "-->",
-    "<?x?>",
-    "<!DOCTYPE x>",
-    "```\n",
-    "~~~\n",
-    "{\"tool_name\":\"j\",\"arguments\":{\"k\":[1,\"</tool>\"]}}",
-    "<toolbox>",
-    "<tool >",
-    "</content> more",
-    "Vec<T>",
-    "a < b",
-    "='",
-    "<a x=\"1\">",
-];
-
-fn soup() -> impl Strategy<Value = String> {
-    prop::collection::vec(prop::sample::select(VOCABULARY), 0..40).prop_map(|v| v.concat())
-}
 
 /// Splits `text` at the given fractions (character boundaries), feeds the pieces.
 fn parse_split(text: &str, cuts: &[usize], options: &ParseOptions) -> toolcall_parser::ParseResult {

@@ -45,3 +45,70 @@ pub(crate) fn call(tool: &str, arguments: &str) -> String {
         "<tool>\n<server_name>local</server_name>\n<tool_name>{tool}</tool_name>\n<arguments>\n{arguments}\n</arguments>\n</tool>"
     )
 }
+
+/// Fragments of the format, and of inputs the fuzzers found, that reach the grammar's deep states
+/// when concatenated.
+pub(crate) const VOCABULARY: &[&str] = &[
+    "<tool>",
+    "</tool>",
+    "<tool_name>",
+    "</tool_name>",
+    "t",
+    "<server_name>",
+    "</server_name>",
+    "<arguments>",
+    "</arguments>",
+    "<a>",
+    "</a>",
+    "<b>",
+    "</b>",
+    "<a/>",
+    "<![CDATA[",
+    "]]>",
+    "]",
+    "&amp;",
+    "&",
+    "&lt;",
+    "&#x3C;",
+    "&#60;",
+    "&#0;",
+    "&am",
+    "<",
+    ">",
+    "{",
+    "}",
+    "\"",
+    "\\",
+    "\r\n",
+    "\r",
+    "\n",
+    " ",
+    "x",
+    "é",
+    "🦀",
+    "<!--",
+    "-->",
+    "<?x?>",
+    "<!DOCTYPE x>",
+    "```\n",
+    "~~~\n",
+    "{\"tool_name\":\"j\",\"arguments\":{\"k\":[1,\"</tool>\"]}}",
+    "<toolbox>",
+    "<tool >",
+    "</content> more",
+    "Vec<T>",
+    "a < b",
+    "='",
+    "<a x=\"1\">",
+    "</tool >",
+    "&#13;",
+    "<?p?>",
+    "{\"tool_name\":\"j\",\"arguments\":{\"k\":[1,\"</tool>\"],\"s\":\"long string\"}}",
+    "</a> more",
+];
+
+/// Inputs made of up to 40 [`VOCABULARY`] fragments.
+pub(crate) fn soup() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    prop::collection::vec(prop::sample::select(VOCABULARY), 0..40).prop_map(|v| v.concat())
+}
