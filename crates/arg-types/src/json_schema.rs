@@ -33,7 +33,7 @@ const MAX_RESOLVE_DEPTH: usize = 32;
 /// How many schemas one resolution resolves at most (a bound on breadth, where
 /// [`MAX_RESOLVE_DEPTH`] bounds depth: `allOf` lists of references to `allOf` lists would
 /// otherwise grow exponentially).
-const MAX_RESOLVE_PARTS: usize = 1024;
+const MAX_RESOLVE_PARTS: usize = 64;
 
 /// The type names JSON Schema defines.
 const TYPE_NAMES: [&str; 7] = [
@@ -109,7 +109,7 @@ impl<'a> SchemaDoc<'a> {
     ///
     /// - a part that is `false` (nothing is valid) makes the whole result `false`;
     /// - a part that is `true` or not a schema, a reference that is not local or points to
-    ///   nothing, and a part past the bound (nested more than 32 deep, or beyond the 1024th
+    ///   nothing, and a part past the bound (nested more than 32 deep, or beyond the 64th
     ///   schema resolved in one call) contribute nothing. So a cycle ends as if the reference
     ///   that closes it were `true`: `{"$ref": "#"}` alone resolves to `{}`, any schema.
     ///
