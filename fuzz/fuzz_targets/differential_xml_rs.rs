@@ -191,7 +191,7 @@ fn generate(u: &mut Unstructured<'_>) -> Result<String> {
             0 if u.arbitrary()? => {
                 start_tag(u, "server_name", &mut out)?;
                 text(u, &mut out)?;
-                out.push_str("s");
+                out.push('s');
                 end_tag(u, "server_name", &mut out)?;
             }
             1 => {
