@@ -16,8 +16,7 @@ impl ToolXml {
         is_final: bool,
         out: &mut Vec<StreamEvent>,
     ) -> Flow {
-        let Some(mut call) = self.call.take() else {
-            self.mode = Mode::Prose;
+        let Some(mut call) = self.take_call() else {
             return Flow::Again;
         };
         // Nothing past the call's `max_call_bytes` is read, so the limit is hit at the same
@@ -128,8 +127,6 @@ impl ToolXml {
         None
     }
 
-    /// Returns the call taken out for a handler, unless the handler ended it (back in prose) or
-    /// replaced it with a new one.
     /// Handles one lexeme in the XML form; `Some` when the mode changed or the call ended.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn xml_lexeme(
@@ -546,8 +543,7 @@ impl ToolXml {
                 }
             }
         };
-        let Some(mut call) = self.call.take() else {
-            self.mode = Mode::Prose;
+        let Some(mut call) = self.take_call() else {
             return Flow::Again;
         };
         self.mode = Mode::Xml;

@@ -65,8 +65,7 @@ impl ToolXml {
         is_final: bool,
         out: &mut Vec<StreamEvent>,
     ) -> Flow {
-        let Some(mut call) = self.call.take() else {
-            self.mode = Mode::Prose;
+        let Some(mut call) = self.take_call() else {
             return Flow::Again;
         };
         loop {

@@ -72,8 +72,7 @@ impl ToolXml {
         let Mode::AfterJson { start, end } = self.mode else {
             return Flow::Again;
         };
-        let Some(mut call) = self.call.take() else {
-            self.mode = Mode::Prose;
+        let Some(mut call) = self.take_call() else {
             return Flow::Again;
         };
         let max = self.opts.limits.max_call_bytes;
@@ -173,8 +172,7 @@ impl ToolXml {
 
     /// Fails the call for running past `max_call_bytes`.
     fn call_too_long(&mut self, w: &str, base: usize) -> Flow {
-        let Some(mut call) = self.call.take() else {
-            self.mode = Mode::Prose;
+        let Some(mut call) = self.take_call() else {
             return Flow::Again;
         };
         let msg = format!(

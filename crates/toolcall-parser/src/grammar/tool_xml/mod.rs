@@ -328,6 +328,18 @@ impl ToolXml {
         }
     }
 
+    /// Takes the open call out for a handler; without one (a mode left behind by an ended call)
+    /// the grammar is back in prose.
+    fn take_call(&mut self) -> Option<Box<CallState>> {
+        let call = self.call.take();
+        if call.is_none() {
+            self.mode = Mode::Prose;
+        }
+        call
+    }
+
+    /// Returns the call taken out for a handler, unless the handler ended it (back in prose) or
+    /// replaced it with a new one.
     fn put_back(&mut self, call: Box<CallState>) {
         if self.call.is_none() && !matches!(self.mode, Mode::Prose) {
             self.call = Some(call);
