@@ -3,9 +3,13 @@
 use crate::call::ToolCall;
 use crate::error::ParseError;
 use serde::Serialize;
+use std::sync::Arc;
 
 /// One event of the streaming parser. Concatenating the [`StreamEvent::Prose`] texts gives the
 /// prose of the input; each call ends with exactly one [`StreamEvent::CallFinished`].
+///
+/// Events are small (the finished call and errors are boxed, an argument's name is shared), since
+/// a parser fed a few bytes at a time makes one or two per chunk.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum StreamEvent {
@@ -31,8 +35,8 @@ pub enum StreamEvent {
     ArgumentDelta {
         /// The call's index.
         index: usize,
-        /// The argument's name.
-        argument: String,
+        /// The argument's name, shared by all the deltas of one argument.
+        argument: Arc<str>,
         /// The new text.
         text: String,
     },
@@ -41,11 +45,15 @@ pub enum StreamEvent {
         /// The call's index.
         index: usize,
         /// The call, or why it could not be read.
-        result: Result<ToolCall, ParseError>,
+        result: Result<Box<ToolCall>, Box<ParseError>>,
     },
     /// An error outside any call (a limit on the whole input).
     Error {
         /// The error.
-        error: ParseError,
+        error: Box<ParseError>,
     },
 }
+
+// A parser fed a few bytes at a time moves an event or two per chunk: keep them six words, with
+// the finished call and errors boxed (inline, a `ToolCall` made every event 200 bytes).
+const _: () = assert!(std::mem::size_of::<StreamEvent>() <= 48);

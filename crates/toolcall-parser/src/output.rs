@@ -47,10 +47,10 @@ impl ParseResult {
                 _ => self.segments.push(Segment::Prose(text)),
             },
             StreamEvent::CallFinished { result, .. } => self.segments.push(match result {
-                Ok(call) => Segment::Call(call),
-                Err(e) => Segment::Error(e),
+                Ok(call) => Segment::Call(*call),
+                Err(e) => Segment::Error(*e),
             }),
-            StreamEvent::Error { error } => self.segments.push(Segment::Error(error)),
+            StreamEvent::Error { error } => self.segments.push(Segment::Error(*error)),
             StreamEvent::CallStarted { .. }
             | StreamEvent::ToolName { .. }
             | StreamEvent::ArgumentDelta { .. } => {}

@@ -110,8 +110,10 @@ impl StreamParser {
             self.buf.push_str(chunk);
             let keep = self.grammar.run(&self.buf, self.base, false, out);
             self.grammar.locator.move_anchor(&self.buf, self.base, keep);
-            self.buf.drain(..keep - self.base);
-            self.base = keep;
+            if keep > self.base {
+                self.buf.drain(..keep - self.base);
+                self.base = keep;
+            }
         }
     }
 
@@ -203,11 +205,11 @@ impl StreamParser {
             let max = self.grammar.options().limits.max_input_bytes;
             let at = self.grammar.locator.locate(window, self.base, self.fed);
             out.push(StreamEvent::Error {
-                error: ParseError::new(
+                error: Box::new(ParseError::new(
                     ErrorKind::LimitExceeded,
                     format!("the input is longer than {max} bytes; the rest was not read"),
                     at,
-                ),
+                )),
             });
         }
     }

@@ -536,7 +536,7 @@ fn stream_events_arrive_early_and_deltas_concatenate() {
     let deltas: String = events
         .iter()
         .filter_map(|e| match e {
-            StreamEvent::ArgumentDelta { argument, text, .. } if argument == "content" => {
+            StreamEvent::ArgumentDelta { argument, text, .. } if &**argument == "content" => {
                 Some(text.as_str())
             }
             _ => None,

@@ -846,7 +846,7 @@ fn stream_with(xml: &str, chunk: usize, reuse: bool) -> ToolCall {
         rest = later;
     }
     take(&mut parser.finish().into_iter());
-    call.expect("one call")
+    *call.expect("one call")
 }
 
 /// Builds the `memory` harness (a binary of its own: its counting allocator would slow the

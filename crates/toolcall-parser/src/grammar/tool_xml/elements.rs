@@ -347,6 +347,9 @@ impl ToolXml {
         if parent_role == Role::Arguments {
             call.argument_starts.push((tag.name.to_owned(), at, at + n));
             call.argument_bytes = 0;
+            if self.emit_deltas {
+                call.delta_argument = Some(Arc::from(tag.name));
+            }
         }
         if tag.self_closing {
             frame.element.content_span = Some(at + n - call.start..at + n - call.start);
@@ -460,6 +463,7 @@ impl ToolXml {
                 let parent_is_arguments = call.top().role == Role::Arguments;
                 if parent_is_arguments {
                     self.flush_delta_of(call, &frame.element.name, out);
+                    call.delta_argument = None;
                     let encoding = if frame.element.has_child_elements() {
                         Encoding::Structured
                     } else {

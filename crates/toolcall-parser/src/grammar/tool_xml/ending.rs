@@ -165,7 +165,7 @@ impl ToolXml {
         };
         out.push(StreamEvent::CallFinished {
             index: call.index,
-            result,
+            result: result.map(Box::new).map_err(Box::new),
         });
         self.back_to_prose(end);
     }
@@ -210,7 +210,10 @@ impl ToolXml {
             Some(e) => Err(e),
             None => self.build_call(w, base, call, end),
         };
-        out.push(StreamEvent::CallFinished { index, result });
+        out.push(StreamEvent::CallFinished {
+            index,
+            result: result.map(Box::new).map_err(Box::new),
+        });
     }
 
     // The error is as large as the call it replaces; boxing would cost every error path.
@@ -308,13 +311,16 @@ impl ToolXml {
             call.delta.clear();
             return;
         }
-        if !call.delta.is_empty() {
-            out.push(StreamEvent::ArgumentDelta {
-                index: call.index,
-                argument: call.stack[2].element.name.clone(),
-                text: std::mem::take(&mut call.delta),
-            });
-        }
+        let name = &call.stack[2].element.name;
+        let argument = match &call.delta_argument {
+            Some(a) if **a == **name => Arc::clone(a),
+            _ => Arc::from(name.as_str()),
+        };
+        out.push(StreamEvent::ArgumentDelta {
+            index: call.index,
+            argument,
+            text: std::mem::take(&mut call.delta),
+        });
     }
 
     pub(super) fn flush_delta_of(
@@ -324,9 +330,13 @@ impl ToolXml {
         out: &mut Vec<StreamEvent>,
     ) {
         if !call.delta.is_empty() {
+            let argument = match &call.delta_argument {
+                Some(a) if **a == *name => Arc::clone(a),
+                _ => Arc::from(name),
+            };
             out.push(StreamEvent::ArgumentDelta {
                 index: call.index,
-                argument: name.to_owned(),
+                argument,
                 text: std::mem::take(&mut call.delta),
             });
         }

@@ -20,6 +20,7 @@ use crate::event::StreamEvent;
 use crate::lexer::Lexer;
 use crate::locate::Locator;
 use crate::options::ParseOptions;
+use std::sync::Arc;
 use xml_fallback::tree::{Element, Node};
 
 const TOOL: &str = "tool";
@@ -153,7 +154,10 @@ struct CallState {
     /// Where the error's snippet starts, until the snippet is filled in.
     snippet_at: Option<usize>,
     argument_bytes: usize,
+    /// Argument text decoded since the last delta event, and the name of the top-level argument
+    /// it belongs to (made once per argument, shared by its deltas).
     delta: String,
+    delta_argument: Option<Arc<str>>,
 }
 
 impl CallState {
@@ -173,6 +177,7 @@ impl CallState {
             snippet_at: None,
             argument_bytes: 0,
             delta: String::new(),
+            delta_argument: None,
         }
     }
 

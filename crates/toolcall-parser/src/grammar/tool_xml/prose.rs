@@ -86,14 +86,14 @@ impl ToolXml {
                             self.emit_prose(w, base, base + at, out);
                             let p = self.locator.locate(w, base, base + at);
                             out.push(StreamEvent::Error {
-                                error: ParseError::new(
+                                error: Box::new(ParseError::new(
                                     ErrorKind::LimitExceeded,
                                     format!(
                                         "more than {} calls in one response; the rest are left as prose",
                                         self.opts.limits.max_calls
                                     ),
                                     p,
-                                ),
+                                )),
                             });
                         }
                         self.pos = base + at + n;
