@@ -211,10 +211,24 @@ impl Lexer {
             // A line end inside CDATA is CDATA.
             return newline(bytes, pos, is_final).map(|(_, n)| (Lexeme::CData("\n"), n));
         }
+        let end = pos
+            + if rest.len() <= SHORT_CDATA {
+                short_cdata_end(rest, is_final)
+            } else {
+                self.long_cdata_end(rest, is_final)
+            };
+        if end == pos {
+            return None;
+        }
+        Some((Lexeme::CData(&w[pos..end]), end - pos))
+    }
+
+    /// Where the CDATA content at the start of `rest` ends: before `]]>`, before a CR, before a
+    /// `]` or `]]` ending a window that is not final (it may begin `]]>`), else at the end.
+    fn long_cdata_end(&self, rest: &[u8], is_final: bool) -> usize {
         let end = match self.cdata_end.find(rest) {
-            Some(i) => pos + i,
-            // Keep a possible `]]` or `]` at the end: it may begin the terminator.
-            None if is_final => bytes.len(),
+            Some(i) => i,
+            None if is_final => rest.len(),
             None => {
                 let hold = if rest.ends_with(b"]]") {
                     2
@@ -223,14 +237,10 @@ impl Lexer {
                 } else {
                     0
                 };
-                bytes.len() - hold
+                rest.len() - hold
             }
         };
-        let end = memchr(b'\r', &bytes[pos..end]).map_or(end, |i| pos + i);
-        if end == pos {
-            return None;
-        }
-        Some((Lexeme::CData(&w[pos..end]), end - pos))
+        memchr(b'\r', &rest[..end]).unwrap_or(end)
     }
 
     fn reference<'w>(&mut self, w: &'w str, pos: usize, base: usize, is_final: bool) -> Lexed<'w> {
@@ -437,7 +447,34 @@ fn next_special(bytes: &[u8], from: usize) -> Option<usize> {
         }
         i += 8;
     }
+    if bytes.len() <= near {
+        // Under eight bytes left (a streamed chunk's tail): too few for `memchr3`'s setup.
+        return bytes[i..]
+            .iter()
+            .position(|&b| matches!(b, b'<' | b'&' | b'\r'))
+            .map(|k| i + k);
+    }
     memchr3(b'<', b'&', b'\r', &bytes[i..]).map(|k| i + k)
+}
+
+/// Up to this many bytes of CDATA (a streamed chunk) are scanned bytewise: `memmem` and
+/// `memchr` cost more to set up than the scan.
+const SHORT_CDATA: usize = 16;
+
+/// [`Lexer::long_cdata_end`] by a bytewise scan.
+fn short_cdata_end(rest: &[u8], is_final: bool) -> usize {
+    for (j, &b) in rest.iter().enumerate() {
+        let tail = &rest[j..];
+        let ends_here = match b {
+            b'\r' => true,
+            b']' => tail.starts_with(b"]]>") || (!is_final && b"]]>".starts_with(tail)),
+            _ => false,
+        };
+        if ends_here {
+            return j;
+        }
+    }
+    rest.len()
 }
 
 #[derive(Clone, Copy)]
@@ -687,6 +724,32 @@ mod tests {
         let whole = lex(input, input.len());
         for chunk in 1..12 {
             assert_eq!(lex(input, chunk), whole, "chunk size {chunk}");
+        }
+    }
+
+    proptest::proptest! {
+        /// The bytewise scan of short CDATA windows ends content where `memmem` does.
+        #[test]
+        fn short_and_long_cdata_scans_agree(
+            rest in proptest::collection::vec(proptest::sample::select(b"a]>\r".to_vec()), 1..=SHORT_CDATA),
+            is_final: bool,
+        ) {
+            let lexer = Lexer::default();
+            proptest::prop_assert_eq!(
+                short_cdata_end(&rest, is_final),
+                lexer.long_cdata_end(&rest, is_final)
+            );
+        }
+
+        /// The bytewise tail of `next_special` finds what `memchr3` finds.
+        #[test]
+        fn next_special_finds_the_first_special_byte(
+            bytes in proptest::collection::vec(proptest::sample::select(b"ab<&\r]".to_vec()), 0..100),
+            from in 0usize..100,
+        ) {
+            let from = from.min(bytes.len());
+            let expected = memchr3(b'<', b'&', b'\r', &bytes[from..]).map(|k| from + k);
+            proptest::prop_assert_eq!(next_special(&bytes, from), expected);
         }
     }
 

@@ -311,15 +311,17 @@ impl ToolXml {
             call.delta.clear();
             return;
         }
+        // The name made when the argument began (deltas were on then, as now).
         let name = &call.stack[2].element.name;
         let argument = match &call.delta_argument {
-            Some(a) if **a == **name => Arc::clone(a),
-            _ => Arc::from(name.as_str()),
+            Some(a) => Arc::clone(a),
+            None => Arc::from(name.as_str()),
         };
+        debug_assert_eq!(*argument, **name);
         out.push(StreamEvent::ArgumentDelta {
             index: call.index,
             argument,
-            text: std::mem::take(&mut call.delta),
+            text: take_delta(&mut call.delta),
         });
     }
 
@@ -337,10 +339,22 @@ impl ToolXml {
             out.push(StreamEvent::ArgumentDelta {
                 index: call.index,
                 argument,
-                text: std::mem::take(&mut call.delta),
+                text: take_delta(&mut call.delta),
             });
         }
     }
+}
+
+/// The delta's text. A short one (a streamed chunk's few bytes) is copied into a string of its
+/// own size and the buffer kept for the next chunk, which costs less than growing a fresh
+/// string; a long one is moved out, so a large chunk is never held twice.
+fn take_delta(delta: &mut String) -> String {
+    if delta.len() > 64 {
+        return std::mem::take(delta);
+    }
+    let text = delta.as_str().to_owned();
+    delta.clear();
+    text
 }
 
 /// Fills in the snippet of the call's error once its text is read: 60 characters, or up to the
