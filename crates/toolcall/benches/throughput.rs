@@ -356,7 +356,9 @@ impl Bench {
             "\n## Streaming: `StreamParser::feed` in chunks\n\nAs an application reads a model's \
              stream: argument deltas on, each chunk's events taken by value and dropped but the \
              finished call. `feed_into` rows reuse one event `Vec` instead of a new one per \
-             chunk. A `StreamEvent` is {} bytes.\n",
+             chunk; 4-byte chunks are about a model's token. The two `floor` rows are not the \
+             parser: cutting the input into 1-byte chunks, and handing each to a `feed` that \
+             only keeps it; no push parser can be cheaper. A `StreamEvent` is {} bytes.\n",
             std::mem::size_of::<StreamEvent>()
         ));
         let mut table = Table::new(
@@ -371,6 +373,8 @@ impl Bench {
             ],
             2,
         );
+        // Seconds per input byte of 1-byte feeding, by form and size: whether the work is linear.
+        let mut per_byte: Vec<(Form, usize, f64)> = Vec::new();
         for &size in sizes {
             let content = workload::dense_code(size, 1);
             for form in Form::ALL {
@@ -378,13 +382,19 @@ impl Bench {
                 let one_shot = self.time(|| toolcall::parser::parse(black_box(&xml)));
                 // (chunk bytes, events into one reused Vec with `feed_into`)
                 let chunks: &[(usize, bool)] = if size > MIB {
-                    // 1-byte chunks of 10 MiB take seconds per run; 1 MiB shows the ratio.
-                    &[(usize::MAX, false), (4096, false), (16, false)]
+                    &[
+                        (usize::MAX, false),
+                        (4096, false),
+                        (16, false),
+                        (4, false),
+                        (1, false),
+                    ]
                 } else {
                     &[
                         (usize::MAX, false),
                         (4096, false),
                         (16, false),
+                        (4, false),
                         (1, false),
                         (16, true),
                         (1, true),
@@ -412,6 +422,33 @@ impl Bench {
                         report::ratio(t.secs() / one_shot.secs()),
                     ]);
                     if chunk == 1 && !reuse {
+                        per_byte.push((form, size, t.secs() / xml.len() as f64));
+                        // The floor under any parser fed 1-byte chunks: cutting the input
+                        // into them, and calling a `feed` that does nothing but keep them.
+                        let slicing = self.time(|| {
+                            let mut n = 0;
+                            for_each_chunk(black_box(&xml), 1, |c| n += black_box(c).len());
+                            n
+                        });
+                        let noop = self.time(|| {
+                            let mut f = NoopFeeder::default();
+                            for_each_chunk(black_box(&xml), 1, |c| f.feed(c));
+                            f.fed
+                        });
+                        for (what, t) in [
+                            ("floor: slicing only", slicing),
+                            ("floor: no-op feed", noop),
+                        ] {
+                            table.row(vec![
+                                report::size(size),
+                                form.name().into(),
+                                format!("1 B, {what}"),
+                                report::duration(t.secs()),
+                                report::mbps(t.mbps(content.len())),
+                                report::ratio(t.secs() / base.secs()),
+                                report::ratio(t.secs() / one_shot.secs()),
+                            ]);
+                        }
                         self.target(
                             format!(
                                 "1-byte chunks ÷ one chunk, {} {}",
@@ -428,6 +465,25 @@ impl Bench {
         }
         let rendered = table.render();
         self.say(&rendered);
+        for form in Form::ALL {
+            let at = |size| {
+                per_byte
+                    .iter()
+                    .find(|(f, s, _)| *f == form && *s == size)
+                    .map(|p| p.2)
+            };
+            if let (Some(small), Some(large)) = (at(MIB), at(10 * MIB)) {
+                self.target(
+                    format!(
+                        "1-byte chunks, linear: time per byte at 10 MiB ÷ at 1 MiB, {}",
+                        form.name()
+                    ),
+                    large / small,
+                    1.5,
+                    false,
+                );
+            }
+        }
     }
 
     /// A response with 1,000 small calls against serde_json on the equivalent JSON array.
@@ -830,23 +886,49 @@ fn stream_with(xml: &str, chunk: usize, reuse: bool) -> ToolCall {
         }
     };
     let mut events = Vec::new();
-    let mut rest = xml;
-    while !rest.is_empty() {
-        let mut at = chunk.min(rest.len());
-        while !rest.is_char_boundary(at) {
-            at += 1;
-        }
-        let (now, later) = rest.split_at(at);
+    for_each_chunk(xml, chunk, |now| {
         if reuse {
             parser.feed_into(now, &mut events);
             take(&mut events.drain(..));
         } else {
             take(&mut parser.feed(now).into_iter());
         }
-        rest = later;
-    }
+    });
     take(&mut parser.finish().into_iter());
     *call.expect("one call")
+}
+
+/// Cuts `text` into chunks of `chunk` bytes, each extended to a character boundary.
+fn for_each_chunk(text: &str, chunk: usize, mut f: impl FnMut(&str)) {
+    let mut rest = text;
+    while !rest.is_empty() {
+        let mut at = chunk.min(rest.len());
+        while !rest.is_char_boundary(at) {
+            at += 1;
+        }
+        let (now, later) = rest.split_at(at);
+        f(now);
+        rest = later;
+    }
+}
+
+/// A push "parser" that only keeps the bytes it is fed: what feeding chunks costs before any
+/// parsing, the floor of the 1-byte rows.
+#[derive(Default)]
+struct NoopFeeder {
+    held: String,
+    fed: usize,
+}
+
+impl NoopFeeder {
+    #[inline(never)]
+    fn feed(&mut self, chunk: &str) {
+        self.fed += chunk.len();
+        self.held.push_str(chunk);
+        if self.held.len() >= 8 {
+            self.held.clear();
+        }
+    }
 }
 
 /// Builds the `memory` harness (a binary of its own: its counting allocator would slow the
