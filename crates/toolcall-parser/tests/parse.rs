@@ -623,3 +623,46 @@ fn raw_bytes_may_split_characters_anywhere() {
         "ok \u{fffd} then \u{fffd}"
     );
 }
+
+#[test]
+fn legacy_json_nesting_obeys_the_depth_limit() {
+    let opts = |max_depth| ParseOptions {
+        limits: Limits {
+            max_depth,
+            ..Limits::default()
+        },
+        ..ParseOptions::default()
+    };
+    // `<tool>` is 1, the object 2, `arguments` 3, `a` 4, `b` 5.
+    let json = r#"{"tool_name": "t", "arguments": {"a": {"b": [1]}}}"#;
+    let text = format!("<tool>{json}</tool>\nafter");
+    let r = assert_chunking_invariant(&text, &opts(5));
+    assert_eq!(r.calls().len(), 1, "{:?}", r.errors());
+    let a = serde_json::Value::from(r.calls()[0].arguments["a"].clone());
+    assert_eq!(a, serde_json::json!({"b": [1]}));
+
+    let r = assert_chunking_invariant(&text, &opts(4));
+    assert!(r.calls().is_empty());
+    let e = &r.errors()[0];
+    assert_eq!(e.kind, ErrorKind::LimitExceeded);
+    assert!(e.message.contains("deeper than 4"), "{}", e.message);
+    // At the `[` that went one level too deep.
+    assert_eq!(
+        (e.line, e.column),
+        (1, 1 + 6 + json.find('[').unwrap() as u32)
+    );
+    assert_eq!(r.prose(), "\nafter");
+
+    // The default limit (64) stops deep JSON before serde_json's own recursion limit (128).
+    let deep = format!(
+        "<tool>{{\"tool_name\": \"t\", \"arguments\": {{\"a\": {}{}}}}}</tool>",
+        "[".repeat(100),
+        "]".repeat(100)
+    );
+    let r = toolcall_parser::parse(&deep);
+    assert!(
+        r.errors()[0].message.contains("deeper than 64"),
+        "{}",
+        r.errors()[0].message
+    );
+}

@@ -19,13 +19,16 @@ pub(crate) enum JsonScan {
     End(usize),
     /// A `<` outside any string at this index: the JSON is broken (likely `</tool>` came early).
     Markup(usize),
+    /// The `{` or `[` at this index nests deeper than the limit.
+    TooDeep(usize),
     /// The slice ended inside the value.
     More,
 }
 
 impl JsonScanner {
-    /// Scans `s`, which continues where the previous call stopped.
-    pub(crate) fn scan(&mut self, s: &[u8]) -> JsonScan {
+    /// Scans `s`, which continues where the previous call stopped. Objects and arrays may nest
+    /// `max_depth` deep (`max_depth` counts the enclosing `<tool>` as 1, as the XML form does).
+    pub(crate) fn scan(&mut self, s: &[u8], max_depth: usize) -> JsonScan {
         for (i, &b) in s.iter().enumerate() {
             if self.in_string {
                 if self.escaped {
@@ -39,7 +42,12 @@ impl JsonScanner {
             }
             match b {
                 b'"' => self.in_string = true,
-                b'{' | b'[' => self.depth += 1,
+                b'{' | b'[' => {
+                    self.depth += 1;
+                    if self.depth + 1 > max_depth {
+                        return JsonScan::TooDeep(i);
+                    }
+                }
                 b'}' | b']' => {
                     self.depth = self.depth.saturating_sub(1);
                     if self.depth == 0 {

@@ -30,7 +30,7 @@ impl ToolXml {
         while !w.is_char_boundary(limit) {
             limit -= 1;
         }
-        match scanner.scan(&bytes[rel..limit]) {
+        match scanner.scan(&bytes[rel..limit], self.opts.limits.max_depth) {
             JsonScan::End(n) => {
                 self.pos += n;
                 self.mode = Mode::AfterJson {
@@ -47,6 +47,18 @@ impl ToolXml {
                 self.fail(w, base, &mut call, ErrorKind::InvalidJson, msg, self.pos);
                 self.put_back(call);
                 let _ = out;
+            }
+            JsonScan::TooDeep(i) => {
+                self.pos += i;
+                let Some(mut call) = self.call.take() else {
+                    return Flow::Again;
+                };
+                let msg = format!(
+                    "the JSON of the call is nested deeper than {} levels",
+                    self.opts.limits.max_depth
+                );
+                self.fail(w, base, &mut call, ErrorKind::LimitExceeded, msg, self.pos);
+                self.put_back(call);
             }
             JsonScan::More if limit < bytes.len() => {
                 self.pos = base + limit;
