@@ -5,6 +5,7 @@ use crate::call::{ArgumentEncoding, Encoding, RepairKind};
 use crate::error::ErrorKind;
 use crate::event::StreamEvent;
 use crate::lexer::{Lexeme, Lexer, Tag, decode_attributes, is_name_start};
+use std::ops::Range;
 use xml_fallback::text::is_blank;
 use xml_fallback::tree::{Attribute, Node};
 
@@ -57,7 +58,7 @@ impl ToolXml {
             };
             let at = self.pos;
             self.pos += n;
-            if let Some(flow) = self.xml_lexeme(w, base, &mut call, lexeme, at, n, out) {
+            if let Some(flow) = self.xml_lexeme(w, base, &mut call, lexeme, at..at + n, out) {
                 break flow;
             }
         };
@@ -128,17 +129,16 @@ impl ToolXml {
     }
 
     /// Handles one lexeme in the XML form; `Some` when the mode changed or the call ended.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn xml_lexeme(
         &mut self,
         w: &str,
         base: usize,
         call: &mut CallState,
         lexeme: Lexeme<'_>,
-        at: usize,
-        n: usize,
+        span: Range<usize>,
         out: &mut Vec<StreamEvent>,
     ) -> Option<Flow> {
+        let at = span.start;
         let role = call.top().role;
         let in_value = matches!(role, Role::Value | Role::ServerName | Role::ToolName);
         match lexeme {
@@ -220,8 +220,8 @@ impl ToolXml {
                 let msg = format!("{what} is not allowed inside a call");
                 return Some(self.fail(w, base, call, ErrorKind::ForbiddenMarkup, msg, at));
             }
-            Lexeme::StartTag(tag) => return self.start_tag(w, base, call, tag, at, n, out),
-            Lexeme::EndTag(name) => return self.end_tag(w, base, call, name, at, n, out),
+            Lexeme::StartTag(tag) => return self.start_tag(w, base, call, tag, span, out),
+            Lexeme::EndTag(name) => return self.end_tag(w, base, call, name, span, out),
         }
         None
     }
@@ -286,17 +286,16 @@ impl ToolXml {
         Some(())
     }
 
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn start_tag(
         &mut self,
         w: &str,
         base: usize,
         call: &mut CallState,
         tag: Tag<'_>,
-        at: usize,
-        n: usize,
+        span: Range<usize>,
         out: &mut Vec<StreamEvent>,
     ) -> Option<Flow> {
+        let (at, n) = (span.start, span.len());
         if tag.name == TOOL && !tag.self_closing {
             return Some(self.new_call_interrupts(w, base, call, at, n, out));
         }
@@ -360,17 +359,16 @@ impl ToolXml {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn end_tag(
         &mut self,
         w: &str,
         base: usize,
         call: &mut CallState,
         name: &str,
-        at: usize,
-        n: usize,
+        span: Range<usize>,
         out: &mut Vec<StreamEvent>,
     ) -> Option<Flow> {
+        let (at, n) = (span.start, span.len());
         let top = call.stack.last().expect("a call has its <tool> frame");
         if top.element.name == name {
             if top.role == Role::Value && top.is_leaf() && call.at_top_level_argument() {
@@ -397,7 +395,7 @@ impl ToolXml {
                 call.stack.truncate(k + 1);
                 let text = markup_as_text(&w[from - base..at - base]);
                 self.append_text(w, base, call, &text, from, out)?;
-                return self.end_tag(w, base, call, name, at, n, out);
+                return self.end_tag(w, base, call, name, at..at + n, out);
             }
         }
         let top = call.stack.last().expect("a call has its <tool> frame");

@@ -207,26 +207,25 @@ impl ToolXml {
         complete_snippet(w, base, &mut call, end, Some(end));
         let index = call.index;
         let result = match call.error.take() {
-            Some(e) => Err(e),
+            Some(e) => Err(Box::new(e)),
             None => self.build_call(w, base, call, end),
         };
         out.push(StreamEvent::CallFinished {
             index,
-            result: result.map(Box::new).map_err(Box::new),
+            result: result.map(Box::new),
         });
     }
 
-    // The error is as large as the call it replaces; boxing would cost every error path.
-    #[allow(clippy::result_large_err)]
+    /// The finished call from its parts, or why it cannot be one (boxed, as the event holds it).
     pub(super) fn build_call(
         &mut self,
         w: &str,
         base: usize,
         mut call: CallState,
         end: usize,
-    ) -> Result<ToolCall, ParseError> {
+    ) -> Result<ToolCall, Box<ParseError>> {
         let Some(tool_name) = call.tool_name.take().filter(|t| !t.is_empty()) else {
-            return Err(self.missing_tool_name(w, base, &call, end));
+            return Err(Box::new(self.missing_tool_name(w, base, &call, end)));
         };
         let args = call
             .arguments
@@ -267,7 +266,7 @@ impl ToolXml {
                         let mut err = ParseError::new(ErrorKind::InvalidArgument, e.to_string(), p)
                             .with_snippet(&w[at - base..tag_end - base]);
                         err.tool_name = Some(tool_name);
-                        return Err(err);
+                        return Err(Box::new(err));
                     }
                 }
             }
