@@ -26,21 +26,18 @@ impl ToolXml {
             }
             if track_fences && self.fence.at_line_start {
                 match fence_marker(&bytes[rel..], is_final) {
-                    None => {
+                    FenceMarker::NeedMore => {
                         self.emit_prose(w, base, self.pos, out);
                         return Flow::Stop;
                     }
-                    Some(marker) => {
+                    FenceMarker::None => self.fence.at_line_start = false,
+                    FenceMarker::Fence(ch, len) => {
                         self.fence.at_line_start = false;
-                        if let Some((ch, len)) = marker {
-                            self.fence.open = match self.fence.open {
-                                None => Some((ch, len)),
-                                Some((open_ch, open_len)) if open_ch == ch && len >= open_len => {
-                                    None
-                                }
-                                still_open => still_open,
-                            };
-                        }
+                        self.fence.open = match self.fence.open {
+                            None => Some((ch, len)),
+                            Some((open_ch, open_len)) if open_ch == ch && len >= open_len => None,
+                            still_open => still_open,
+                        };
                     }
                 }
             }
@@ -210,24 +207,41 @@ pub(super) fn probe_tool_tag(s: &[u8], is_final: bool) -> Probe {
     }
 }
 
-/// A fence marker at a line start: `Some(Some((char, len)))` for ``` or ~~~ (three or more,
-/// after at most three spaces), `Some(None)` for no marker, `None` when more input is needed.
-#[allow(clippy::option_option)]
-pub(super) fn fence_marker(s: &[u8], is_final: bool) -> Option<Option<(u8, usize)>> {
+/// What begins a line, for Markdown fences.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum FenceMarker {
+    /// ``` or ~~~ (the character and the run's length: three or more), after at most three spaces.
+    Fence(u8, usize),
+    /// No fence marker.
+    None,
+    /// The window ends before it can be told.
+    NeedMore,
+}
+
+/// The fence marker, if any, at the start of the line `s`.
+pub(super) fn fence_marker(s: &[u8], is_final: bool) -> FenceMarker {
     let indent = s.iter().take(4).take_while(|&&b| b == b' ').count();
     if indent == s.len() {
-        return if is_final { Some(None) } else { None };
+        return if is_final {
+            FenceMarker::None
+        } else {
+            FenceMarker::NeedMore
+        };
     }
     if indent > 3 {
-        return Some(None);
+        return FenceMarker::None;
     }
     let ch = s[indent];
     if ch != b'`' && ch != b'~' {
-        return Some(None);
+        return FenceMarker::None;
     }
     let run = s[indent..].iter().take_while(|&&b| b == ch).count();
     if indent + run == s.len() && !is_final {
-        return None;
+        return FenceMarker::NeedMore;
     }
-    Some((run >= 3).then_some((ch, run)))
+    if run >= 3 {
+        FenceMarker::Fence(ch, run)
+    } else {
+        FenceMarker::None
+    }
 }
