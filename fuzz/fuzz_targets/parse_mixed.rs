@@ -22,6 +22,7 @@ fn options(control: &[u8]) -> ParseOptions {
             max_depth: 2 + (c >> 4 & 0x3) * 2,
             max_call_bytes: 16 + (c >> 6 & 0x1) * 200,
             max_argument_bytes: 4 + (c >> 7) * 60,
+            max_elements: 2 + usize::from(control[0] >> 4),
         }
     } else {
         Limits::default()

@@ -17,6 +17,7 @@ fn options(flags: u8) -> ParseOptions {
             max_depth: 4,
             max_call_bytes: 120,
             max_argument_bytes: 24,
+            max_elements: 6,
         }
     } else {
         Limits::default()

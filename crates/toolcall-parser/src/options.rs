@@ -24,6 +24,10 @@ pub struct Limits {
     pub max_call_bytes: usize,
     /// Decoded bytes of one argument. Default 16 MiB.
     pub max_argument_bytes: usize,
+    /// Elements in one call, `<tool>` not counted (in the legacy JSON form: objects, arrays and
+    /// values). Default 100,000. It bounds memory where bytes cannot: `<b/>` is 4 bytes of input
+    /// and about a hundred of parsed tree.
+    pub max_elements: usize,
 }
 
 impl Default for Limits {
@@ -34,6 +38,7 @@ impl Default for Limits {
             max_depth: 64,
             max_call_bytes: 32 << 20,
             max_argument_bytes: 16 << 20,
+            max_elements: 100_000,
         }
     }
 }

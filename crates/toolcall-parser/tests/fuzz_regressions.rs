@@ -283,18 +283,22 @@ mod properties {
             2usize..40,
             any::<bool>(),
             40usize..400,
+            2usize..12,
         )
             .prop_map(
-                |(calls, depth, call_bytes, argument_bytes, fenced, input_bytes)| ParseOptions {
-                    limits: Limits {
-                        max_input_bytes: input_bytes,
-                        max_calls: calls,
-                        max_depth: depth,
-                        max_call_bytes: call_bytes,
-                        max_argument_bytes: argument_bytes,
-                    },
-                    ignore_fenced_calls: fenced,
-                    schemas: None,
+                |(calls, depth, call_bytes, argument_bytes, fenced, input_bytes, elements)| {
+                    ParseOptions {
+                        limits: Limits {
+                            max_input_bytes: input_bytes,
+                            max_calls: calls,
+                            max_depth: depth,
+                            max_call_bytes: call_bytes,
+                            max_argument_bytes: argument_bytes,
+                            max_elements: elements,
+                        },
+                        ignore_fenced_calls: fenced,
+                        schemas: None,
+                    }
                 },
             )
     }

@@ -666,3 +666,51 @@ fn legacy_json_nesting_obeys_the_depth_limit() {
         r.errors()[0].message
     );
 }
+
+#[test]
+fn element_limit_bounds_calls_of_many_small_elements() {
+    let opts = |max_elements| ParseOptions {
+        limits: Limits {
+            max_elements,
+            ..Limits::default()
+        },
+        ..ParseOptions::default()
+    };
+    // <server_name>, <tool_name>, <arguments> and three arguments: six elements.
+    let text = format!("{}\nafter", call("t", "<a>1</a><b>2</b><c>3</c>"));
+    let r = assert_chunking_invariant(&text, &opts(6));
+    assert_eq!(r.calls().len(), 1, "{:?}", r.errors());
+    let r = assert_chunking_invariant(&text, &opts(5));
+    assert!(r.calls().is_empty());
+    assert_eq!(r.errors()[0].kind, ErrorKind::LimitExceeded);
+    assert!(r.errors()[0].message.contains("more than 5 elements"));
+    // At the start tag one too many: `<c>`.
+    let c = text.find("<c>").unwrap();
+    let line = text[..c].matches('\n').count() as u32 + 1;
+    let column = (c - text[..c].rfind('\n').map_or(0, |i| i + 1)) as u32 + 1;
+    assert_eq!((r.errors()[0].line, r.errors()[0].column), (line, column));
+    assert_eq!(r.prose(), "\nafter");
+
+    // 8 MB of `<b/>` would be hundreds of MB of tree; the default limit stops it at 100,000.
+    let many = format!(
+        "<tool><tool_name>t</tool_name><arguments><a>{}</a></arguments></tool>after",
+        "<b/>".repeat(2_000_000)
+    );
+    let r = toolcall_parser::parse(&many);
+    assert!(r.calls().is_empty());
+    assert!(r.errors()[0].message.contains("more than 100000 elements"));
+    assert_eq!(r.prose(), "after");
+
+    // The legacy JSON form: each `{`, `[` and `,` begins a value (six here).
+    let json = r#"<tool>{"tool_name": "t", "arguments": {"a": [1, 2, 3]}}</tool>"#;
+    let r = assert_chunking_invariant(json, &opts(6));
+    assert_eq!(r.calls().len(), 1, "{:?}", r.errors());
+    let r = assert_chunking_invariant(json, &opts(5));
+    assert_eq!(r.errors()[0].kind, ErrorKind::LimitExceeded);
+    assert!(
+        r.errors()[0].message.contains("more than 5"),
+        "{}",
+        r.errors()[0].message
+    );
+    assert_eq!(r.errors()[0].column as usize, json.rfind(',').unwrap() + 1);
+}

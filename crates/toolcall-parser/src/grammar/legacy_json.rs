@@ -9,6 +9,8 @@ use arg_types::{Map, Value};
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct JsonScanner {
     depth: usize,
+    /// Objects, arrays and members or items begun (each `{`, `[` and `,` outside strings).
+    values: usize,
     in_string: bool,
     escaped: bool,
 }
@@ -21,14 +23,17 @@ pub(crate) enum JsonScan {
     Markup(usize),
     /// The `{` or `[` at this index nests deeper than the limit.
     TooDeep(usize),
+    /// The `{`, `[` or `,` at this index begins one value more than the limit.
+    TooMany(usize),
     /// The slice ended inside the value.
     More,
 }
 
 impl JsonScanner {
     /// Scans `s`, which continues where the previous call stopped. Objects and arrays may nest
-    /// `max_depth` deep (`max_depth` counts the enclosing `<tool>` as 1, as the XML form does).
-    pub(crate) fn scan(&mut self, s: &[u8], max_depth: usize) -> JsonScan {
+    /// `max_depth` deep (`max_depth` counts the enclosing `<tool>` as 1, as the XML form does);
+    /// `max_values` bounds the objects, arrays and members or items (`Limits::max_elements`).
+    pub(crate) fn scan(&mut self, s: &[u8], max_depth: usize, max_values: usize) -> JsonScan {
         for (i, &b) in s.iter().enumerate() {
             if self.in_string {
                 if self.escaped {
@@ -39,6 +44,12 @@ impl JsonScanner {
                     self.in_string = false;
                 }
                 continue;
+            }
+            if matches!(b, b'{' | b'[' | b',') {
+                self.values += 1;
+                if self.values > max_values {
+                    return JsonScan::TooMany(i);
+                }
             }
             match b {
                 b'"' => self.in_string = true,

@@ -327,6 +327,14 @@ impl ToolXml {
             }
             Role::Arguments | Role::Value => Role::Value,
         };
+        call.elements += 1;
+        if call.elements > self.opts.limits.max_elements {
+            let msg = format!(
+                "the call has more than {} elements",
+                self.opts.limits.max_elements
+            );
+            return Some(self.fail(w, base, call, ErrorKind::LimitExceeded, msg, at));
+        }
         if call.stack.len() >= self.opts.limits.max_depth {
             let msg = format!(
                 "elements are nested deeper than {} levels",

@@ -30,7 +30,8 @@ impl ToolXml {
         while !w.is_char_boundary(limit) {
             limit -= 1;
         }
-        match scanner.scan(&bytes[rel..limit], self.opts.limits.max_depth) {
+        let limits = &self.opts.limits;
+        match scanner.scan(&bytes[rel..limit], limits.max_depth, limits.max_elements) {
             JsonScan::End(n) => {
                 self.pos += n;
                 self.mode = Mode::AfterJson {
@@ -56,6 +57,18 @@ impl ToolXml {
                 let msg = format!(
                     "the JSON of the call is nested deeper than {} levels",
                     self.opts.limits.max_depth
+                );
+                self.fail(w, base, &mut call, ErrorKind::LimitExceeded, msg, self.pos);
+                self.put_back(call);
+            }
+            JsonScan::TooMany(i) => {
+                self.pos += i;
+                let Some(mut call) = self.call.take() else {
+                    return Flow::Again;
+                };
+                let msg = format!(
+                    "the JSON of the call has more than {} objects, arrays and values",
+                    self.opts.limits.max_elements
                 );
                 self.fail(w, base, &mut call, ErrorKind::LimitExceeded, msg, self.pos);
                 self.put_back(call);

@@ -154,6 +154,8 @@ struct CallState {
     /// Where the error's snippet starts, until the snippet is filled in.
     snippet_at: Option<usize>,
     argument_bytes: usize,
+    /// Start tags read in the call.
+    elements: usize,
     /// Argument text decoded since the last delta event, and the name of the top-level argument
     /// it belongs to (made once per argument, shared by its deltas).
     delta: String,
@@ -176,6 +178,7 @@ impl CallState {
             error: None,
             snippet_at: None,
             argument_bytes: 0,
+            elements: 0,
             delta: String::new(),
             delta_argument: None,
         }
