@@ -18,6 +18,9 @@ pub struct Limits {
     ///
     /// The tree and typed decoding recurse once per level, so keep this in the hundreds.
     pub max_depth: usize,
+    /// The most elements accepted (default 100,000). It bounds memory where bytes cannot: `<b/>`
+    /// is 4 bytes of input and about a hundred of tree.
+    pub max_elements: usize,
 }
 
 impl Limits {
@@ -25,6 +28,8 @@ impl Limits {
     pub const DEFAULT_MAX_INPUT_BYTES: usize = 16 * 1024 * 1024;
     /// The default for [`max_depth`](Self::max_depth): 128.
     pub const DEFAULT_MAX_DEPTH: usize = 128;
+    /// The default for [`max_elements`](Self::max_elements): 100,000.
+    pub const DEFAULT_MAX_ELEMENTS: usize = 100_000;
 }
 
 impl Default for Limits {
@@ -32,6 +37,7 @@ impl Default for Limits {
         Limits {
             max_input_bytes: Self::DEFAULT_MAX_INPUT_BYTES,
             max_depth: Self::DEFAULT_MAX_DEPTH,
+            max_elements: Self::DEFAULT_MAX_ELEMENTS,
         }
     }
 }

@@ -62,6 +62,7 @@ pub(crate) fn parse_unchecked_size(text: &str, limits: &Limits) -> Result<Elemen
         .ignore_invalid_encoding_declarations(true);
     let mut reader = EventReader::new_with_config(text.as_bytes(), config);
     let mut stack: Vec<Element> = Vec::new();
+    let mut elements = 0usize;
     loop {
         let event = match reader.next() {
             Ok(event) => event,
@@ -78,6 +79,18 @@ pub(crate) fn parse_unchecked_size(text: &str, limits: &Limits) -> Result<Elemen
             XmlEvent::StartElement {
                 name, attributes, ..
             } => {
+                elements += 1;
+                if elements > limits.max_elements {
+                    return Err(XmlError::at(
+                        XmlErrorKind::TooManyElements,
+                        format!(
+                            "the document has more elements than the limit of {}",
+                            limits.max_elements
+                        ),
+                        text,
+                        offset_of(text, reader.position()),
+                    ));
+                }
                 if stack.len() >= limits.max_depth {
                     return Err(XmlError::at(
                         XmlErrorKind::TooDeep,

@@ -70,6 +70,24 @@ fn nesting_depth_is_limited_without_recursion() {
 }
 
 #[test]
+fn element_count_is_limited() {
+    let limits = Limits {
+        max_elements: 3,
+        ..Limits::default()
+    };
+    assert!(parse_document_with("<a><b/><c/></a>", &limits).is_ok());
+    let err = parse_document_with("<a><b/><c/><d/></a>", &limits).unwrap_err();
+    assert_eq!(err.kind, XmlErrorKind::TooManyElements);
+    // At the element one too many.
+    assert_eq!(err.position.column, 12, "{err}");
+    // 4 MB of `<b/>` would be a tree of hundreds of MB; the default stops it at 100,000.
+    let many = format!("<a>{}</a>", "<b/>".repeat(1_000_000));
+    let err = parse_document(&many).unwrap_err();
+    assert_eq!(err.kind, XmlErrorKind::TooManyElements);
+    assert_eq!(Limits::default().max_elements, 100_000);
+}
+
+#[test]
 fn input_size_is_limited() {
     let limits = Limits {
         max_input_bytes: 10,
