@@ -24,9 +24,9 @@ pub struct Limits {
     pub max_call_bytes: usize,
     /// Decoded bytes of one argument. Default 16 MiB.
     pub max_argument_bytes: usize,
-    /// Elements in one call, `<tool>` not counted (in the legacy JSON form: objects, arrays and
-    /// values). Default 100,000. It bounds memory where bytes cannot: `<b/>` is 4 bytes of input
-    /// and about a hundred of parsed tree.
+    /// Elements and attributes in one call, `<tool>` not counted (in the legacy JSON form:
+    /// objects, arrays and values). Default 100,000. It bounds memory where bytes cannot: `<b/>`
+    /// is 4 bytes of input and about a hundred of parsed tree.
     pub max_elements: usize,
 }
 

@@ -684,6 +684,16 @@ fn element_limit_bounds_calls_of_many_small_elements() {
     assert!(r.calls().is_empty());
     assert_eq!(r.errors()[0].kind, ErrorKind::LimitExceeded);
     assert!(r.errors()[0].message.contains("more than 5 elements"));
+    // Attributes count as elements.
+    let with_attrs = call("t", "<a x='1'>1</a>");
+    assert_eq!(
+        assert_chunking_invariant(&with_attrs, &opts(5))
+            .calls()
+            .len(),
+        1
+    );
+    let attrs_over = assert_chunking_invariant(&with_attrs, &opts(4));
+    assert_eq!(attrs_over.errors()[0].kind, ErrorKind::LimitExceeded);
     // At the start tag one too many: `<c>`.
     let c = text.find("<c>").unwrap();
     let line = text[..c].matches('\n').count() as u32 + 1;

@@ -18,7 +18,8 @@ pub enum XmlErrorKind {
     TooDeep,
     /// The input is longer than [`Limits::max_input_bytes`](crate::Limits::max_input_bytes).
     TooLarge,
-    /// The document has more elements than [`Limits::max_elements`](crate::Limits::max_elements).
+    /// The document has more elements and attributes than
+    /// [`Limits::max_elements`](crate::Limits::max_elements).
     TooManyElements,
 }
 

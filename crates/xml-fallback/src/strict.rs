@@ -79,12 +79,13 @@ pub(crate) fn parse_unchecked_size(text: &str, limits: &Limits) -> Result<Elemen
             XmlEvent::StartElement {
                 name, attributes, ..
             } => {
-                elements += 1;
+                // Attributes count as elements: each is a node of the tree too.
+                elements += 1 + attributes.len();
                 if elements > limits.max_elements {
                     return Err(XmlError::at(
                         XmlErrorKind::TooManyElements,
                         format!(
-                            "the document has more elements than the limit of {}",
+                            "the document has more elements and attributes than the limit of {}",
                             limits.max_elements
                         ),
                         text,

@@ -327,14 +327,6 @@ impl ToolXml {
             }
             Role::Arguments | Role::Value => Role::Value,
         };
-        call.elements += 1;
-        if call.elements > self.opts.limits.max_elements {
-            let msg = format!(
-                "the call has more than {} elements",
-                self.opts.limits.max_elements
-            );
-            return Some(self.fail(w, base, call, ErrorKind::LimitExceeded, msg, at));
-        }
         if call.stack.len() >= self.opts.limits.max_depth {
             let msg = format!(
                 "elements are nested deeper than {} levels",
@@ -348,6 +340,15 @@ impl ToolXml {
                 .into_iter()
                 .map(|(name, value)| Attribute { name, value })
                 .collect();
+        }
+        // Attributes count as elements: each is a node of the tree too (` a=""` is 5 bytes).
+        call.elements += 1 + frame.element.attributes.len();
+        if call.elements > self.opts.limits.max_elements {
+            let msg = format!(
+                "the call has more than {} elements and attributes",
+                self.opts.limits.max_elements
+            );
+            return Some(self.fail(w, base, call, ErrorKind::LimitExceeded, msg, at));
         }
         let parent = call.top();
         frame.tentative = parent.role == Role::Value && parent.has_text;
