@@ -39,7 +39,7 @@ pub use event::StreamEvent;
 pub use options::{Limits, ParseOptions};
 pub use output::{ParseResult, Segment};
 pub use schema::{SchemaError, ToolSchemas};
-pub use stream::StreamParser;
+pub use stream::{StreamParser, chunks};
 
 /// The element that wraps one call.
 pub const TOOL_TAG: &str = "tool";

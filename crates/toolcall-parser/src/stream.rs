@@ -233,3 +233,29 @@ impl StreamParser {
         &chunk[..take]
     }
 }
+
+/// `text` in pieces of `n` bytes (at least 1), each extended to the next character boundary:
+/// how a recorded reply is replayed through a [`StreamParser`] (the CLI's `--chunk-size`, tests,
+/// benchmarks).
+///
+/// ```
+/// let pieces: Vec<&str> = toolcall_parser::chunks("aé<b>", 2).collect();
+/// assert_eq!(pieces, ["aé", "<b", ">"]);
+/// assert_eq!(toolcall_parser::chunks("ab", 0).count(), 2);
+/// ```
+pub fn chunks(text: &str, n: usize) -> impl Iterator<Item = &str> {
+    let n = n.max(1);
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let mut end = n.min(rest.len());
+        while !rest.is_char_boundary(end) {
+            end += 1;
+        }
+        let (head, tail) = rest.split_at(end);
+        rest = tail;
+        Some(head)
+    })
+}

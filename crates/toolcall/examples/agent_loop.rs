@@ -396,23 +396,8 @@ fn one_line(text: &str, max: usize) -> String {
     line
 }
 
-/// `text` in pieces of about `n` bytes, never inside a character.
-pub fn chunks(text: &str, n: usize) -> impl Iterator<Item = &str> {
-    let n = n.max(1);
-    let mut rest = text;
-    std::iter::from_fn(move || {
-        if rest.is_empty() {
-            return None;
-        }
-        let mut end = n.min(rest.len());
-        while !rest.is_char_boundary(end) {
-            end += 1;
-        }
-        let (head, tail) = rest.split_at(end);
-        rest = tail;
-        Some(head)
-    })
-}
+/// `text` in pieces of about `n` bytes, never inside a character (the parser's own helper).
+pub use toolcall::parser::chunks;
 
 // ── The scripted model ─────────────────────────────────────────────────────────────────────
 

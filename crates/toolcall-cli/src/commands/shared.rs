@@ -3,7 +3,7 @@
 use anyhow::{Context, Result};
 use std::path::Path;
 use std::sync::Arc;
-use toolcall::parser::{ParseOptions, ParseResult, StreamEvent, StreamParser, ToolSchemas};
+use toolcall::parser::{ParseOptions, ParseResult, StreamEvent, StreamParser, ToolSchemas, chunks};
 
 /// Parse options from `--schema` and `--ignore-fenced`.
 pub(crate) fn load_options(schema: Option<&Path>, ignore_fenced: bool) -> Result<ParseOptions> {
@@ -23,29 +23,11 @@ pub(crate) fn load_options(schema: Option<&Path>, ignore_fenced: bool) -> Result
     Ok(options)
 }
 
-/// `text` split into pieces of about `n` bytes, never inside a character.
-pub(crate) fn chunks(text: &str, n: u64) -> impl Iterator<Item = &str> {
-    let n = usize::try_from(n).unwrap_or(usize::MAX).max(1);
-    let mut rest = text;
-    std::iter::from_fn(move || {
-        if rest.is_empty() {
-            return None;
-        }
-        let mut end = n.min(rest.len());
-        while !rest.is_char_boundary(end) {
-            end += 1;
-        }
-        let (head, tail) = rest.split_at(end);
-        rest = tail;
-        Some(head)
-    })
-}
-
 /// Every event of streaming `text` in chunks of `n` bytes.
 pub(crate) fn stream_events(text: &str, options: &ParseOptions, n: u64) -> Vec<StreamEvent> {
     let mut parser = StreamParser::with_options(options.clone());
     let mut events = Vec::new();
-    for chunk in chunks(text, n) {
+    for chunk in chunks(text, usize::try_from(n).unwrap_or(usize::MAX)) {
         parser.feed_into(chunk, &mut events);
     }
     events.extend(parser.finish());

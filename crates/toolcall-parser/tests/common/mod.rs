@@ -12,14 +12,8 @@ pub(crate) fn parse_chunked(text: &str, options: &ParseOptions, n: usize) -> Par
 pub(crate) fn stream_events(text: &str, options: &ParseOptions, n: usize) -> Vec<StreamEvent> {
     let mut p = StreamParser::with_options(options.clone());
     let mut events = Vec::new();
-    let mut rest = text;
-    while !rest.is_empty() {
-        let mut end = n.min(rest.len());
-        while !rest.is_char_boundary(end) {
-            end += 1;
-        }
-        events.extend(p.feed(&rest[..end]));
-        rest = &rest[end..];
+    for chunk in toolcall_parser::chunks(text, n) {
+        events.extend(p.feed(chunk));
     }
     events.extend(p.finish());
     events

@@ -306,22 +306,16 @@ impl ToolXml {
     }
 
     pub(super) fn flush_delta_call(&mut self, call: &mut CallState, out: &mut Vec<StreamEvent>) {
-        if call.delta.is_empty() || call.stack.len() < 3 {
-            call.delta.clear();
-            return;
+        match call.stack.get(2) {
+            Some(argument) => push_delta(
+                out,
+                call.index,
+                &mut call.delta,
+                call.delta_argument.as_ref(),
+                &argument.element.name,
+            ),
+            None => call.delta.clear(),
         }
-        // The name made when the argument began (deltas were on then, as now).
-        let name = &call.stack[2].element.name;
-        let argument = match &call.delta_argument {
-            Some(a) => Arc::clone(a),
-            None => Arc::from(name.as_str()),
-        };
-        debug_assert_eq!(*argument, **name);
-        out.push(StreamEvent::ArgumentDelta {
-            index: call.index,
-            argument,
-            text: take_delta(&mut call.delta),
-        });
     }
 
     pub(super) fn flush_delta_of(
@@ -330,18 +324,36 @@ impl ToolXml {
         name: &str,
         out: &mut Vec<StreamEvent>,
     ) {
-        if !call.delta.is_empty() {
-            let argument = match &call.delta_argument {
-                Some(a) if **a == *name => Arc::clone(a),
-                _ => Arc::from(name),
-            };
-            out.push(StreamEvent::ArgumentDelta {
-                index: call.index,
-                argument,
-                text: take_delta(&mut call.delta),
-            });
-        }
+        push_delta(
+            out,
+            call.index,
+            &mut call.delta,
+            call.delta_argument.as_ref(),
+            name,
+        );
     }
+}
+
+/// Pushes the text decoded since the last delta, if any, as an event of the top-level argument
+/// `name`. `shared` is the name made when that argument began (set at its start tag, cleared at
+/// its end tag, so it is always this argument's); without it, one is made.
+fn push_delta(
+    out: &mut Vec<StreamEvent>,
+    index: usize,
+    delta: &mut String,
+    shared: Option<&Arc<str>>,
+    name: &str,
+) {
+    if delta.is_empty() {
+        return;
+    }
+    let argument = shared.map_or_else(|| Arc::from(name), Arc::clone);
+    debug_assert_eq!(*argument, *name);
+    out.push(StreamEvent::ArgumentDelta {
+        index,
+        argument,
+        text: take_delta(delta),
+    });
 }
 
 /// The delta's text. A short one (a streamed chunk's few bytes) is copied into a string of its

@@ -30,8 +30,9 @@ impl ToolXml {
         while !w.is_char_boundary(limit) {
             limit -= 1;
         }
-        let limits = &self.opts.limits;
-        match scanner.scan(&bytes[rel..limit], limits.max_depth, limits.max_elements) {
+        let (max_depth, max_elements) = (self.opts.limits.max_depth, self.opts.limits.max_elements);
+        let scan = scanner.scan(&bytes[rel..limit], max_depth, max_elements);
+        match scan {
             JsonScan::End(n) => {
                 self.pos += n;
                 self.mode = Mode::AfterJson {
@@ -39,39 +40,34 @@ impl ToolXml {
                     end: self.pos,
                 };
             }
-            JsonScan::Markup(i) => {
+            JsonScan::Markup(i) | JsonScan::TooDeep(i) | JsonScan::TooMany(i) => {
+                let (kind, msg) = match scan {
+                    JsonScan::TooDeep(_) => (
+                        ErrorKind::LimitExceeded,
+                        format!(
+                            "the JSON of the call is nested deeper than {} levels",
+                            max_depth
+                        ),
+                    ),
+                    JsonScan::TooMany(_) => (
+                        ErrorKind::LimitExceeded,
+                        format!(
+                            "the JSON of the call has more than {} objects, arrays and values",
+                            max_elements
+                        ),
+                    ),
+                    _ => (
+                        ErrorKind::InvalidJson,
+                        "the JSON object of the call is not closed before this '<'".to_string(),
+                    ),
+                };
                 self.pos += i;
                 let Some(mut call) = self.call.take() else {
                     return Flow::Again;
                 };
-                let msg = "the JSON object of the call is not closed before this '<'".to_string();
-                self.fail(w, base, &mut call, ErrorKind::InvalidJson, msg, self.pos);
+                self.fail(w, base, &mut call, kind, msg, self.pos);
                 self.put_back(call);
                 let _ = out;
-            }
-            JsonScan::TooDeep(i) => {
-                self.pos += i;
-                let Some(mut call) = self.call.take() else {
-                    return Flow::Again;
-                };
-                let msg = format!(
-                    "the JSON of the call is nested deeper than {} levels",
-                    self.opts.limits.max_depth
-                );
-                self.fail(w, base, &mut call, ErrorKind::LimitExceeded, msg, self.pos);
-                self.put_back(call);
-            }
-            JsonScan::TooMany(i) => {
-                self.pos += i;
-                let Some(mut call) = self.call.take() else {
-                    return Flow::Again;
-                };
-                let msg = format!(
-                    "the JSON of the call has more than {} objects, arrays and values",
-                    self.opts.limits.max_elements
-                );
-                self.fail(w, base, &mut call, ErrorKind::LimitExceeded, msg, self.pos);
-                self.put_back(call);
             }
             JsonScan::More if limit < bytes.len() => {
                 self.pos = base + limit;
