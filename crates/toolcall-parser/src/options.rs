@@ -26,7 +26,8 @@ pub struct Limits {
     pub max_argument_bytes: usize,
     /// Elements and attributes in one call, `<tool>` not counted (in the legacy JSON form:
     /// objects, arrays and values). Default 100,000. It bounds memory where bytes cannot: `<b/>`
-    /// is 4 bytes of input and about a hundred of parsed tree.
+    /// is 4 bytes of input and about 170 bytes of parsed tree and value (`cargo xtask bench`,
+    /// memory section: 2,000,000 of them peak at 353 MB unbounded, 12.7 MB with the default).
     pub max_elements: usize,
 }
 

@@ -701,7 +701,8 @@ fn element_limit_bounds_calls_of_many_small_elements() {
     assert_eq!((r.errors()[0].line, r.errors()[0].column), (line, column));
     assert_eq!(r.prose(), "\nafter");
 
-    // 8 MB of `<b/>` would be hundreds of MB of tree; the default limit stops it at 100,000.
+    // 8 MB of `<b/>` (353 MB of tree and values unbounded, by the memory benchmark): the default
+    // limit stops them at 100,000.
     let many = format!(
         "<tool><tool_name>t</tool_name><arguments><a>{}</a></arguments></tool>after",
         "<b/>".repeat(2_000_000)

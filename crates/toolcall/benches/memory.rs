@@ -59,6 +59,21 @@ fn main() {
         }
         "stream-cdata" | "stream-escaped" => stream_4096(&input),
         "serde-struct" => serde_json::from_str::<JsonCall>(&input).is_ok(),
+        // One call of many `<b/>`: with the default limits an error, unbounded a call.
+        "elements-limited" => {
+            let r = toolcall::parser::parse(&input);
+            r.calls().is_empty() && r.errors()[0].kind == toolcall::parser::ErrorKind::LimitExceeded
+        }
+        "elements-unlimited" => {
+            let options = toolcall::parser::ParseOptions {
+                limits: toolcall::parser::Limits {
+                    max_elements: usize::MAX,
+                    ..Default::default()
+                },
+                ..Default::default()
+            };
+            toolcall::parser::parse_with(&input, &options).calls().len() == 1
+        }
         "serde-value" => serde_json::from_str::<serde_json::Value>(&input).is_ok(),
         other => panic!("unknown memory case {other}"),
     };
@@ -79,15 +94,8 @@ fn stream_4096(input: &str) -> bool {
             }
         }
     };
-    let mut rest = input;
-    while !rest.is_empty() {
-        let mut at = 4096.min(rest.len());
-        while !rest.is_char_boundary(at) {
-            at += 1;
-        }
-        let (now, later) = rest.split_at(at);
+    for now in toolcall::parser::chunks(input, 4096) {
         take(parser.feed(now));
-        rest = later;
     }
     take(parser.finish());
     calls == 1

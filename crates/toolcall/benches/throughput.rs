@@ -16,7 +16,7 @@ use support::timing::{Mode, Timer, Timing};
 use support::workload::{self, Form, JsonCall, SmallCall, TwentyArgs};
 use toolcall::args::Value;
 use toolcall::parser::{
-    ParseOptions, ParseResult, RepairKind, StreamEvent, StreamParser, ToolCall,
+    ParseOptions, ParseResult, RepairKind, StreamEvent, StreamParser, ToolCall, chunks,
 };
 
 const KIB: usize = 1 << 10;
@@ -381,7 +381,7 @@ impl Bench {
                 let xml = workload::xml_call(&content, form);
                 let one_shot = self.time(|| toolcall::parser::parse(black_box(&xml)));
                 // (chunk bytes, events into one reused Vec with `feed_into`)
-                let chunks: &[(usize, bool)] = if size > MIB {
+                let sizes_and_apis: &[(usize, bool)] = if size > MIB {
                     &[
                         (usize::MAX, false),
                         (4096, false),
@@ -401,7 +401,7 @@ impl Bench {
                     ]
                 };
                 let mut whole = None;
-                for &(chunk, reuse) in chunks {
+                for &(chunk, reuse) in sizes_and_apis {
                     let call = stream_with(&xml, chunk, reuse);
                     assert_eq!(call.arguments["content"].as_str(), Some(content.as_str()));
                     let t = self.time(|| stream_with(black_box(&xml), chunk, reuse));
@@ -427,12 +427,16 @@ impl Bench {
                         // into them, and calling a `feed` that does nothing but keep them.
                         let slicing = self.time(|| {
                             let mut n = 0;
-                            for_each_chunk(black_box(&xml), 1, |c| n += black_box(c).len());
+                            for c in chunks(black_box(&xml), 1) {
+                                n += black_box(c).len();
+                            }
                             n
                         });
                         let noop = self.time(|| {
                             let mut f = NoopFeeder::default();
-                            for_each_chunk(black_box(&xml), 1, |c| f.feed(c));
+                            for c in chunks(black_box(&xml), 1) {
+                                f.feed(c);
+                            }
                             f.fed
                         });
                         for (what, t) in [
@@ -769,7 +773,21 @@ impl Bench {
         let json = workload::json_call(&content);
         let cdata = workload::xml_call(&content, Form::Cdata);
         let escaped = workload::xml_call(&content, Form::Escaped);
-        let cases: [(&str, &str, &str); 6] = [
+        // A call of nothing but `<b/>`s: bytes do not bound its tree, `max_elements` does.
+        let empties = if self.smoke() { 100_001 } else { 2_000_000 };
+        let tiny_elements = format!(
+            "<tool><tool_name>t</tool_name><arguments><a>{}</a></arguments></tool>",
+            "<b/>".repeat(empties)
+        );
+        let limited = format!(
+            "toolcall parse, {} `<b/>` (default max_elements: an error)",
+            report::thousands(empties as f64)
+        );
+        let unlimited = format!(
+            "toolcall parse, {} `<b/>`, max_elements unbounded",
+            report::thousands(empties as f64)
+        );
+        let cases: [(&str, &str, &str); 8] = [
             ("parse-cdata", "toolcall parse, cdata", &cdata),
             ("parse-escaped", "toolcall parse, escaped", &escaped),
             (
@@ -784,6 +802,8 @@ impl Bench {
             ),
             ("serde-struct", "serde_json into struct", &json),
             ("serde-value", "serde_json into Value", &json),
+            ("elements-limited", &limited, &tiny_elements),
+            ("elements-unlimited", &unlimited, &tiny_elements),
         ];
         let mut table = Table::new(
             &[
@@ -886,30 +906,16 @@ fn stream_with(xml: &str, chunk: usize, reuse: bool) -> ToolCall {
         }
     };
     let mut events = Vec::new();
-    for_each_chunk(xml, chunk, |now| {
+    for now in chunks(xml, chunk) {
         if reuse {
             parser.feed_into(now, &mut events);
             take(&mut events.drain(..));
         } else {
             take(&mut parser.feed(now).into_iter());
         }
-    });
+    }
     take(&mut parser.finish().into_iter());
     *call.expect("one call")
-}
-
-/// Cuts `text` into chunks of `chunk` bytes, each extended to a character boundary.
-fn for_each_chunk(text: &str, chunk: usize, mut f: impl FnMut(&str)) {
-    let mut rest = text;
-    while !rest.is_empty() {
-        let mut at = chunk.min(rest.len());
-        while !rest.is_char_boundary(at) {
-            at += 1;
-        }
-        let (now, later) = rest.split_at(at);
-        f(now);
-        rest = later;
-    }
 }
 
 /// A push "parser" that only keeps the bytes it is fed: what feeding chunks costs before any

@@ -19,7 +19,7 @@ pub struct Limits {
     /// The tree and typed decoding recurse once per level, so keep this in the hundreds.
     pub max_depth: usize,
     /// The most elements and attributes accepted, together (default 100,000). It bounds memory
-    /// where bytes cannot: `<b/>` is 4 bytes of input and about a hundred of tree.
+    /// where bytes cannot: `<b/>` is 4 bytes of input and an element of the tree.
     pub max_elements: usize,
 }
 
