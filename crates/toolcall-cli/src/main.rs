@@ -90,6 +90,9 @@ pub(crate) struct ParseArgs {
     /// Ignore calls inside Markdown code fences.
     #[arg(long)]
     pub(crate) ignore_fenced: bool,
+    /// The tool-call format: tool (the default), qwen3-coder, seed-oss, hermes.
+    #[arg(long, value_name = "NAME", default_value = "tool")]
+    pub(crate) dialect: toolcall::parser::Dialect,
 }
 
 /// Arguments of `toolcall stream`.
@@ -104,6 +107,9 @@ pub(crate) struct StreamArgs {
     /// A JSON array of tool definitions (MCP `tools/list` shape) used to type arguments.
     #[arg(long, value_name = "TOOLS.json")]
     pub(crate) schema: Option<PathBuf>,
+    /// The tool-call format: tool (the default), qwen3-coder, seed-oss, hermes.
+    #[arg(long, value_name = "NAME", default_value = "tool")]
+    pub(crate) dialect: toolcall::parser::Dialect,
 }
 
 /// Arguments of `toolcall thread`.

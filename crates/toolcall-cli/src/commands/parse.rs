@@ -11,7 +11,8 @@ use toolcall::parser::{ParseResult, Segment, ToolCall};
 /// Runs the subcommand.
 pub(crate) fn run(args: &ParseArgs) -> Result<Exit> {
     let text = read_input(args.file.as_deref())?;
-    let options = load_options(args.schema.as_deref(), args.ignore_fenced)?;
+    let options =
+        load_options(args.schema.as_deref(), args.ignore_fenced)?.with_dialect(args.dialect);
     let result = match args.chunk_size {
         Some(n) => parse_in_chunks(&text, &options, n),
         None => toolcall::parser::parse_with(&text, &options),
