@@ -47,6 +47,17 @@ proptest! {
         prop_assert_eq!(&parse_chunked(&text, &options, 1), &whole);
         let fenced = ParseOptions { ignore_fenced_calls: true, ..ParseOptions::default() };
         prop_assert_eq!(parse_split(&text, &cuts, &fenced), parse_with(&text, &fenced));
+        // Every dialect, over the same soup (which holds every dialect's markup).
+        for &dialect in toolcall_parser::Dialect::ALL {
+            let options = ParseOptions::new().with_dialect(dialect);
+            let whole = parse_with(&text, &options);
+            prop_assert_eq!(&parse_split(&text, &cuts, &options), &whole, "{}", dialect);
+            prop_assert_eq!(&parse_chunked(&text, &options, 1), &whole, "{}", dialect);
+            // Prose is verbatim: with no call and no error, all of the text is prose.
+            if whole.calls().is_empty() && whole.errors().is_empty() {
+                prop_assert_eq!(whole.prose(), text.clone());
+            }
+        }
     }
 
     #[test]
