@@ -17,7 +17,11 @@ fn opts(dialect: Dialect) -> ParseOptions {
 fn parse(text: &str, opts: &ParseOptions) -> ParseResult {
     let whole = parse_with(text, opts);
     for n in [1, 2, 3, 5, 8, 13] {
-        assert_eq!(common::parse_chunked(text, opts, n), whole, "chunks of {n}: {text:?}");
+        assert_eq!(
+            common::parse_chunked(text, opts, n),
+            whole,
+            "chunks of {n}: {text:?}"
+        );
     }
     whole
 }
@@ -70,22 +74,35 @@ fn rule_2_close_tags_inside_a_value_are_text_unless_structure_follows() {
 
 #[test]
 fn rule_3_a_missing_close_before_the_next_parameter_is_repaired() {
-    let r = qwen("<tool_call>\n<function=f>\n<parameter=a>\n1\n<parameter=b>\n2\n</parameter>\n</function>\n</tool_call>");
+    let r = qwen(
+        "<tool_call>\n<function=f>\n<parameter=a>\n1\n<parameter=b>\n2\n</parameter>\n</function>\n</tool_call>",
+    );
     let call = r.calls()[0];
     assert_eq!(call.arguments["a"].as_str(), Some("1"));
     assert_eq!(call.arguments["b"].as_str(), Some("2"));
     assert_eq!(repairs(&r), [RepairKind::UnclosedParameter]);
     // Mid-line, or a name the schema does not know: text.
-    let r = qwen("<tool_call>\n<function=f>\n<parameter=a>\nsay <parameter=b> here\n</parameter>\n</function>\n</tool_call>");
-    assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("say <parameter=b> here"));
+    let r = qwen(
+        "<tool_call>\n<function=f>\n<parameter=a>\nsay <parameter=b> here\n</parameter>\n</function>\n</tool_call>",
+    );
+    assert_eq!(
+        r.calls()[0].arguments["a"].as_str(),
+        Some("say <parameter=b> here")
+    );
     let mut schemas = ToolSchemas::default();
-    schemas.insert("f", serde_json::json!({"type": "object", "properties": {"a": {"type": "string"}}}));
+    schemas.insert(
+        "f",
+        serde_json::json!({"type": "object", "properties": {"a": {"type": "string"}}}),
+    );
     let with_schema = opts(Dialect::Qwen3Coder).with_schemas(Arc::new(schemas));
     let r = parse(
         "<tool_call>\n<function=f>\n<parameter=a>\nx\n<parameter=zz>\ny\n</parameter>\n</function>\n</tool_call>",
         &with_schema,
     );
-    assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("x\n<parameter=zz>\ny"));
+    assert_eq!(
+        r.calls()[0].arguments["a"].as_str(),
+        Some("x\n<parameter=zz>\ny")
+    );
 }
 
 #[test]
@@ -111,7 +128,9 @@ fn rule_5_names_are_checked_and_placeholders_are_prose() {
     assert!(r.calls().is_empty());
     assert_eq!(r.errors()[0].kind, ErrorKind::InvalidToolName);
     assert!(r.errors()[0].feedback().contains("<function=NAME>"));
-    let r = qwen("<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n<parameter=a>\n2\n</parameter>\n</function>\n</tool_call>");
+    let r = qwen(
+        "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n<parameter=a>\n2\n</parameter>\n</function>\n</tool_call>",
+    );
     assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("2"));
     assert_eq!(repairs(&r), [RepairKind::DuplicateArgument]);
 }
@@ -121,7 +140,9 @@ fn rule_6_several_calls_per_block_and_interrupted_calls() {
     let r = qwen("<tool_call>\n<function=a>\n</function>\n<function=b>\n</function>\n</tool_call>");
     let names: Vec<_> = r.calls().iter().map(|c| c.tool_name.as_str()).collect();
     assert_eq!(names, ["a", "b"]);
-    let r = qwen("<tool_call>\n<function=a>\n<parameter=x>\n1\n</parameter>\n<tool_call>\n<function=b>\n</function>\n</tool_call>");
+    let r = qwen(
+        "<tool_call>\n<function=a>\n<parameter=x>\n1\n</parameter>\n<tool_call>\n<function=b>\n</function>\n</tool_call>",
+    );
     assert_eq!(r.errors()[0].kind, ErrorKind::UnterminatedCall);
     assert_eq!(r.errors()[0].partial, Some(serde_json::json!({"x": "1"})));
     assert_eq!(r.calls()[0].tool_name, "b");
@@ -129,7 +150,9 @@ fn rule_6_several_calls_per_block_and_interrupted_calls() {
 
 #[test]
 fn rule_7_text_between_parameters_is_an_error_and_the_call_is_never_run() {
-    let r = qwen("<tool_call>\n<function=f>\nhello\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>after");
+    let r = qwen(
+        "<tool_call>\n<function=f>\nhello\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>after",
+    );
     assert!(r.calls().is_empty());
     assert_eq!(r.errors()[0].kind, ErrorKind::UnexpectedText);
     assert_eq!((r.errors()[0].line, r.errors()[0].column), (3, 1));
@@ -147,7 +170,10 @@ fn rule_8_values_are_strings_without_a_schema_and_typed_with_one() {
         serde_json::json!({"type": "object", "properties": {
             "n": {"type": "integer"}, "b": {"type": "boolean"}}}),
     );
-    let r = parse(text, &opts(Dialect::Qwen3Coder).with_schemas(Arc::new(schemas)));
+    let r = parse(
+        text,
+        &opts(Dialect::Qwen3Coder).with_schemas(Arc::new(schemas)),
+    );
     assert_eq!(r.calls()[0].arguments["n"].as_i64(), Some(7));
     assert_eq!(r.calls()[0].arguments["b"].as_bool(), Some(true));
 }
@@ -202,7 +228,10 @@ fn hermes_reads_name_and_arguments() {
         "Calling.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"</tool_call>\"}}\n</tool_call>\nDone.",
         &h,
     );
-    assert_eq!(r.calls()[0].arguments["city"].as_str(), Some("</tool_call>"));
+    assert_eq!(
+        r.calls()[0].arguments["city"].as_str(),
+        Some("</tool_call>")
+    );
     assert_eq!(r.prose(), "Calling.\n\nDone.");
     // Arguments as a JSON string.
     let r = parse(
@@ -213,7 +242,10 @@ fn hermes_reads_name_and_arguments() {
     // Not JSON after the opener: prose. Broken JSON: an error with feedback in Hermes syntax.
     let r = parse("the <tool_call> tag", &h);
     assert_eq!(r.prose(), "the <tool_call> tag");
-    let r = parse("<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": }}</tool_call>", &h);
+    let r = parse(
+        "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": }}</tool_call>",
+        &h,
+    );
     assert_eq!(r.errors()[0].kind, ErrorKind::InvalidJson);
     assert!(r.errors()[0].feedback().contains("\"name\""));
     // A complete object at the end of the input: read, with a repair.
@@ -229,5 +261,11 @@ fn dialect_names_parse() {
     for d in Dialect::ALL {
         assert_eq!(d.name().parse::<Dialect>(), Ok(*d));
     }
-    assert!("nope".parse::<Dialect>().unwrap_err().to_string().contains("qwen3-coder"));
+    assert!(
+        "nope"
+            .parse::<Dialect>()
+            .unwrap_err()
+            .to_string()
+            .contains("qwen3-coder")
+    );
 }

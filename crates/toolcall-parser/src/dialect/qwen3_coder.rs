@@ -32,7 +32,7 @@ use crate::event::StreamEvent;
 use crate::lexer::{Lexeme, Lexer, Tag};
 use crate::names::{is_placeholder, is_valid_name};
 use crate::options::ParseOptions;
-use memchr::memchr;
+use memchr::{memchr, memmem};
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
@@ -141,6 +141,61 @@ struct Call {
     by_name: HashMap<String, usize>,
 }
 
+/// Where a needle occurs next in the input, as far as it has been scanned: kept between calls
+/// so that a value's bytes are scanned once however often the scan is asked.
+#[derive(Debug, Clone, Copy, Default)]
+struct Ahead {
+    /// The absolute offset of the next occurrence found.
+    at: Option<usize>,
+    /// No occurrence starts before this absolute offset (beyond `at`'s, if any).
+    scanned: usize,
+}
+
+impl Ahead {
+    /// The next occurrence at or after absolute offset `from` in the window.
+    fn next(
+        &mut self,
+        finder: &memmem::Finder<'static>,
+        inp: Input<'_>,
+        from: usize,
+    ) -> Option<usize> {
+        if let Some(at) = self.at.filter(|&at| at >= from) {
+            return Some(at);
+        }
+        let start = from.max(self.scanned);
+        let found = finder
+            .find(&inp.bytes()[start - inp.base..])
+            .map(|i| start + i);
+        self.at = found;
+        if found.is_none() {
+            // A needle may straddle the window's end: rescan its first bytes next time.
+            self.scanned = inp
+                .end()
+                .saturating_sub(finder.needle().len() - 1)
+                .max(start);
+        }
+        found
+    }
+}
+
+/// The needles of the value scan, built once.
+#[derive(Debug)]
+struct Finders {
+    /// `</`: a close tag.
+    close: memmem::Finder<'static>,
+    /// A line end followed by `<`: a parameter tag may begin there.
+    line: memmem::Finder<'static>,
+}
+
+impl Default for Finders {
+    fn default() -> Self {
+        Finders {
+            close: memmem::Finder::new(b"</"),
+            line: memmem::Finder::new(b"\n<"),
+        }
+    }
+}
+
 /// A parameter being read.
 #[derive(Debug)]
 struct Param {
@@ -152,6 +207,9 @@ struct Param {
     started: bool,
     /// Bytes of `text` already delivered as argument deltas.
     sent: usize,
+    /// The next `</` and the next line-start `<` ahead of the value scan.
+    close: Ahead,
+    line: Ahead,
 }
 
 impl Param {
@@ -190,6 +248,7 @@ pub(crate) struct Qwen3Coder {
     /// Absolute offset of the next byte to read.
     pos: usize,
     state: State,
+    finders: Finders,
 }
 
 impl Grammar for Qwen3Coder {
@@ -238,6 +297,7 @@ impl Qwen3Coder {
             markers,
             pos: 0,
             state: State::Prose,
+            finders: Finders::default(),
         }
     }
 
@@ -627,6 +687,8 @@ impl Qwen3Coder {
             text: String::new(),
             started: false,
             sent: 0,
+            close: Ahead::default(),
+            line: Ahead::default(),
         })
     }
 
@@ -737,6 +799,19 @@ impl Qwen3Coder {
                 return (State::Skip { call }, Flow::Again);
             }
             let rel = self.pos - inp.base;
+            // The hot path: text up to the next `<` that can matter, in one piece.
+            let plain = self.plain_text(inp, &mut param);
+            if plain > 0 {
+                if !self
+                    .asm
+                    .count_argument_bytes(inp.w, inp.base, &mut call.core, plain, self.pos)
+                {
+                    return (State::Skip { call }, Flow::Again);
+                }
+                param.text.push_str(&inp.w[rel..rel + plain]);
+                self.pos += plain;
+                continue;
+            }
             let Some((lexeme, n)) = self.lexer.next_raw(inp.w, rel, inp.base, inp.is_final) else {
                 return (State::Value { call, param }, Flow::Stop);
             };
@@ -797,6 +872,35 @@ impl Qwen3Coder {
             param.text.push_str(text);
             self.pos = abs + n;
         }
+    }
+
+    /// How many bytes from `pos` are plain text of the value: everything before the next `<`
+    /// that can matter there, a close tag (`</`) or a `<` at the start of a line (a parameter
+    /// tag), found by `memmem` with the answers kept, so each byte is scanned once. A `<` at the
+    /// end of a window that is not final waits.
+    fn plain_text(&self, inp: Input<'_>, param: &mut Param) -> usize {
+        let bytes = inp.bytes();
+        let rel = self.pos - inp.base;
+        if let Some(&b'<') = bytes.get(rel) {
+            let matters = param.at_line_start()
+                || match bytes.get(rel + 1) {
+                    Some(&b) => b == b'/',
+                    None => !inp.is_final,
+                };
+            return usize::from(!matters);
+        }
+        let close = param.close.next(&self.finders.close, inp, self.pos);
+        let line = param
+            .line
+            .next(&self.finders.line, inp, self.pos)
+            .map(|at| at + 1);
+        let end = match (close, line) {
+            (Some(a), Some(b)) => a.min(b),
+            (Some(a), None) | (None, Some(a)) => a,
+            (None, None) if !inp.is_final && bytes.last() == Some(&b'<') => inp.end() - 1,
+            (None, None) => inp.end(),
+        };
+        end - self.pos
     }
 
     /// A close tag inside a value: structural when the end of the input, or a parameter, the
