@@ -32,6 +32,7 @@ mod locate;
 mod names;
 mod options;
 mod output;
+mod reasoning;
 mod schema;
 mod stream;
 mod write;
@@ -43,6 +44,7 @@ pub use event::StreamEvent;
 pub use names::{MAX_NAME_BYTES, is_valid_name};
 pub use options::{Limits, ParseOptions};
 pub use output::{ParseResult, Segment};
+pub use reasoning::{CallsInReasoning, Reasoning};
 pub use schema::{SchemaError, ToolSchemas};
 pub use stream::{StreamParser, chunks};
 

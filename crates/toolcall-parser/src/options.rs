@@ -1,6 +1,7 @@
 //! [`ParseOptions`] and [`Limits`]: what the caller can set.
 
 use crate::dialect::Dialect;
+use crate::reasoning::Reasoning;
 use crate::schema::ToolSchemas;
 use std::sync::Arc;
 
@@ -63,6 +64,9 @@ pub struct ParseOptions {
     pub schemas: Option<Arc<ToolSchemas>>,
     /// The tool-call format to read; [`Dialect::Tool`] by default.
     pub dialect: Dialect,
+    /// How to split reasoning off the answer; `None` (the default): no reasoning channel, a
+    /// think block is prose.
+    pub reasoning: Option<Reasoning>,
 }
 
 impl ParseOptions {
@@ -87,6 +91,12 @@ impl ParseOptions {
     /// The same options with these limits.
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// The same options with reasoning split off the answer as [`Reasoning`] says.
+    pub fn with_reasoning(mut self, reasoning: Reasoning) -> Self {
+        self.reasoning = Some(reasoning);
         self
     }
 

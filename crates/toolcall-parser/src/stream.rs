@@ -10,6 +10,7 @@ use crate::dialect::Grammar;
 use crate::error::{ErrorKind, ParseError};
 use crate::event::StreamEvent;
 use crate::options::ParseOptions;
+use crate::reasoning::Reasoned;
 
 /// The incremental parser: [`feed`](StreamParser::feed) chunks as they arrive, then
 /// [`finish`](StreamParser::finish).
@@ -75,7 +76,15 @@ impl StreamParser {
     /// started, tool name, argument deltas) are not made there, since the result folds them away.
     pub(crate) fn build(options: ParseOptions, progress: bool) -> Self {
         StreamParser {
-            grammar: options.dialect.grammar(options, progress),
+            grammar: {
+                let dialect = options.dialect;
+                let reasoning = options.reasoning.clone();
+                let grammar = dialect.grammar(options, progress);
+                match reasoning {
+                    Some(r) => Box::new(Reasoned::new(grammar, dialect, r)),
+                    None => grammar,
+                }
+            },
             buf: String::new(),
             base: 0,
             fed: 0,

@@ -299,6 +299,7 @@ mod properties {
                         ignore_fenced_calls: fenced,
                         schemas: None,
                         dialect: toolcall_parser::Dialect::Tool,
+                        reasoning: None,
                     }
                 },
             )

@@ -11,13 +11,17 @@ use toolcall::parser::{ParseResult, Segment, ToolCall};
 /// Runs the subcommand.
 pub(crate) fn run(args: &ParseArgs) -> Result<Exit> {
     let text = read_input(args.file.as_deref())?;
-    let options =
-        load_options(args.schema.as_deref(), args.ignore_fenced)?.with_dialect(args.dialect);
+    let options = args.reasoning.apply(
+        load_options(args.schema.as_deref(), args.ignore_fenced)?.with_dialect(args.dialect),
+    );
     let result = match args.chunk_size {
         Some(n) => parse_in_chunks(&text, &options, n),
         None => toolcall::parser::parse_with(&text, &options),
     };
     let mut out = report(&result);
+    if args.reasoning.enabled() {
+        out["reasoning"] = Value::String(result.reasoning());
+    }
     if args.stats {
         out["stats"] = stats(&result);
     }
@@ -63,7 +67,7 @@ fn stats(result: &ParseResult) -> Value {
                 }
             }
             Segment::Error(e) => *errors.entry(e.kind.as_str()).or_default() += 1,
-            Segment::Prose(_) => {}
+            _ => {}
         }
     }
     json!({

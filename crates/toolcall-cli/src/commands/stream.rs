@@ -12,7 +12,9 @@ use toolcall::parser::StreamEvent;
 /// Runs the subcommand.
 pub(crate) fn run(args: &StreamArgs) -> Result<Exit> {
     let text = read_input(args.file.as_deref())?;
-    let options = load_options(args.schema.as_deref(), false)?.with_dialect(args.dialect);
+    let options = args
+        .reasoning
+        .apply(load_options(args.schema.as_deref(), false)?.with_dialect(args.dialect));
     let events = stream_events(&text, &options, args.chunk_size);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

@@ -103,6 +103,11 @@ impl Grammar for Hermes {
     fn assembler(&mut self) -> &mut Assembler {
         &mut self.asm
     }
+
+    fn start_at(&mut self, at: usize) {
+        self.pos = at;
+        self.asm.prose_start = at;
+    }
 }
 
 impl Hermes {

@@ -24,6 +24,10 @@ pub(crate) trait Grammar: fmt::Debug + Send {
 
     /// The shared assembly state (options, positions).
     fn assembler(&mut self) -> &mut Assembler;
+
+    /// Starts reading at absolute offset `at` instead of 0: the text before it is not this
+    /// grammar's (reasoning split off before the answer).
+    fn start_at(&mut self, at: usize);
 }
 
 /// Declares the dialects: the [`Dialect`] enum, its names, and the grammar each one builds.
@@ -82,6 +86,27 @@ dialects! {
         qwen3_coder::Qwen3Coder::new(opts, progress, Dialect::SeedOss, &qwen3_coder::SEED_OSS);
     /// Hermes, Qwen2.5 and Qwen3: `<tool_call>{"name": "f", "arguments": {…}}</tool_call>`.
     Hermes = "hermes" => |opts, progress| hermes::Hermes::new(opts, progress);
+}
+
+impl Dialect {
+    /// The markers of the dialect's reasoning block (docs/FORMAT.md §10).
+    pub fn reasoning_markers(self) -> (&'static str, &'static str) {
+        match self {
+            Dialect::SeedOss => ("<seed:think>", "</seed:think>"),
+            _ => ("<think>", "</think>"),
+        }
+    }
+
+    /// The markers that begin a call in this dialect: under the `end` policy, one of them ends
+    /// reasoning.
+    pub(crate) fn call_markers(self) -> &'static [&'static str] {
+        match self {
+            Dialect::Tool => &["<tool>", "<tool\n", "<tool "],
+            Dialect::Qwen3Coder => &["<tool_call>", "<function="],
+            Dialect::SeedOss => &["<seed:tool_call>", "<function="],
+            Dialect::Hermes => &["<tool_call>"],
+        }
+    }
 }
 
 impl fmt::Display for Dialect {

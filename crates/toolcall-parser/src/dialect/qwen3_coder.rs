@@ -282,6 +282,11 @@ impl Grammar for Qwen3Coder {
     fn assembler(&mut self) -> &mut Assembler {
         &mut self.asm
     }
+
+    fn start_at(&mut self, at: usize) {
+        self.pos = at;
+        self.asm.prose_start = at;
+    }
 }
 
 impl Qwen3Coder {

@@ -109,6 +109,9 @@ pub(crate) const VOCABULARY: &[&str] = &[
     "</function>",
     "<parameter=p>",
     "<parameter=q>",
+    "<think>",
+    "</think>",
+    "`",
     "</parameter>",
     "{\"name\": \"f\", \"arguments\": {\"a\": [1, \"</tool_call>\"]}}",
 ];

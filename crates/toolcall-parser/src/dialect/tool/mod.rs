@@ -207,6 +207,11 @@ impl Grammar for ToolXml {
     fn assembler(&mut self) -> &mut Assembler {
         &mut self.asm
     }
+
+    fn start_at(&mut self, at: usize) {
+        self.pos = at;
+        self.asm.prose_start = at;
+    }
 }
 
 impl ToolXml {
