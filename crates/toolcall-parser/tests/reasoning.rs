@@ -5,7 +5,7 @@ mod common;
 
 use serde_json::Value as Json;
 use toolcall_parser::{
-    CallsInReasoning, Dialect, ParseOptions, ParseResult, Reasoning, StreamEvent, parse_with,
+    CallsInReasoning, Dialect, ParseOptions, ParseResult, Reasoning, StreamEvent,
 };
 
 fn opts(dialect: Dialect, open: bool, calls: CallsInReasoning) -> ParseOptions {
