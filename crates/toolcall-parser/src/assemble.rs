@@ -11,7 +11,7 @@
 
 use crate::call::{ArgumentEncoding, Repair, RepairKind, ToolCall};
 use crate::dialect::Dialect;
-use crate::error::{ErrorKind, ParseError};
+use crate::error::{ErrorKind, Limit, ParseError};
 use crate::event::StreamEvent;
 use crate::locate::Locator;
 use crate::options::ParseOptions;
@@ -177,14 +177,19 @@ impl Assembler {
             self.emit_prose(w, base, at, out);
             let p = self.locator.locate(w, base, at);
             out.push(StreamEvent::Error {
-                error: Box::new(ParseError::new(
-                    ErrorKind::LimitExceeded,
-                    format!(
-                        "more than {} calls in one response; the rest are left as prose",
-                        self.opts.limits.max_calls
-                    ),
-                    p,
-                )),
+                error: Box::new(
+                    ParseError::new(
+                        ErrorKind::LimitExceeded,
+                        format!(
+                            "more than {} calls in one response; the rest are left as prose",
+                            self.opts.limits.max_calls
+                        ),
+                        p,
+                    )
+                    .in_dialect(self.dialect)
+                    .with_span(at..at)
+                    .with_limit(Limit::MaxCalls),
+                ),
             });
         }
         false
@@ -257,7 +262,9 @@ impl Assembler {
         }
         let p = self.locator.locate(w, base, at);
         core.snippet_at = Some(at);
-        let mut e = ParseError::new(kind, message, p).in_dialect(self.dialect);
+        let mut e = ParseError::new(kind, message, p)
+            .in_dialect(self.dialect)
+            .with_span(at..at);
         e.tool_name = core.tool_name.clone();
         #[cfg(feature = "tracing")]
         tracing::debug!(
@@ -286,6 +293,7 @@ impl Assembler {
         let p = self.locator.locate(w, base, core.start);
         let mut e = ParseError::new(ErrorKind::UnterminatedCall, message, p)
             .in_dialect(self.dialect)
+            .with_span(core.start..end)
             .with_snippet(&w[core.start - base..end - base]);
         e.tool_name = core.tool_name.clone();
         e.partial = partial;
@@ -311,7 +319,7 @@ impl Assembler {
             self.opts.limits.max_argument_bytes
         );
         let start = core.last_argument_start().unwrap_or(at);
-        self.error(w, base, core, ErrorKind::LimitExceeded, msg, start);
+        self.limit_error(w, base, core, Limit::MaxArgumentBytes, msg, start);
         false
     }
 
@@ -327,7 +335,26 @@ impl Assembler {
             self.opts.limits.max_call_bytes
         );
         let at = core.start;
-        self.error(w, base, core, ErrorKind::LimitExceeded, msg, at);
+        self.limit_error(w, base, core, Limit::MaxCallBytes, msg, at);
+    }
+
+    /// Records a `limit_exceeded` error naming `limit`, at absolute offset `at`.
+    pub(crate) fn limit_error(
+        &mut self,
+        w: &str,
+        base: usize,
+        core: &mut CallCore,
+        limit: Limit,
+        message: String,
+        at: usize,
+    ) {
+        if core.error.is_some() {
+            return;
+        }
+        self.error(w, base, core, ErrorKind::LimitExceeded, message, at);
+        if let Some(e) = core.error.as_mut() {
+            e.limit = Some(limit);
+        }
     }
 
     // ----- argument deltas --------------------------------------------------------------------
@@ -405,6 +432,7 @@ impl Assembler {
         let p = self.locator.locate(w, base, at);
         let mut err = ParseError::new(ErrorKind::InvalidArgument, message, p)
             .in_dialect(self.dialect)
+            .with_span(at..tag_end)
             .with_snippet(&w[at - base..tag_end - base]);
         err.tool_name = Some(tool_name);
         Box::new(err)
@@ -443,14 +471,16 @@ impl Assembler {
                         Ok(map) => map,
                         Err(e) => {
                             let path = e.path.clone();
-                            return Err(self.invalid_argument(
+                            let mut err = self.invalid_argument(
                                 w,
                                 base,
                                 &core,
                                 tool_name,
                                 &path,
                                 e.to_string(),
-                            ));
+                            );
+                            err.cause = Some(crate::error::Cause(Arc::new(e)));
+                            return Err(err);
                         }
                     };
                     for child in args.child_elements() {
@@ -549,6 +579,11 @@ pub(crate) fn complete_snippet(
     if end.is_some() || available.chars().nth(crate::error::SNIPPET_CHARS).is_some() {
         if let Some(e) = core.error.as_mut() {
             e.snippet = crate::error::snippet(available);
+            let quoted = available
+                .char_indices()
+                .nth(crate::error::SNIPPET_CHARS)
+                .map_or(available.len(), |(i, _)| i);
+            e.span = at..at + quoted;
         }
         core.snippet_at = None;
     }

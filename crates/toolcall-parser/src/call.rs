@@ -25,6 +25,24 @@ pub struct ToolCall {
     pub span: Range<usize>,
 }
 
+impl ToolCall {
+    /// The arguments decoded into `T` (a struct deriving `Deserialize`), as serde_json's
+    /// `from_value` would: a missing optional field is `None`, an unknown field is ignored unless
+    /// `T` denies them.
+    ///
+    /// ```
+    /// #[derive(serde::Deserialize)]
+    /// struct ReadFile { path: String, line_start: Option<u32> }
+    /// let r = toolcall_parser::parse("<tool><tool_name>read_file</tool_name>\
+    ///     <arguments><path>a.rs</path><line_start>10</line_start></arguments></tool>");
+    /// let args: ReadFile = r.calls()[0].decode().unwrap();
+    /// assert_eq!((args.path.as_str(), args.line_start), ("a.rs", Some(10)));
+    /// ```
+    pub fn decode<T: serde::de::DeserializeOwned>(&self) -> Result<T, arg_types::de::Error> {
+        arg_types::de::from_value(arg_types::Value::Object(self.arguments.clone()))
+    }
+}
+
 fn serialize_map<S: serde::Serializer>(m: &Map, s: S) -> Result<S::Ok, S::Error> {
     use serde::ser::SerializeMap;
     let mut map = s.serialize_map(Some(m.len()))?;

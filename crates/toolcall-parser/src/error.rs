@@ -86,6 +86,73 @@ pub struct ParseError {
     /// The dialect being parsed: [`feedback`](ParseError::feedback) is written in its syntax.
     #[serde(skip)]
     pub dialect: Dialect,
+    /// The offending bytes in the whole input: from the first offending byte (where `line` and
+    /// `column` point) to the end of the quoted snippet.
+    pub span: std::ops::Range<usize>,
+    /// Which limit was exceeded, for [`ErrorKind::LimitExceeded`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<Limit>,
+    /// The error behind this one (invalid JSON, an argument that does not fit its schema), as
+    /// [`std::error::Error::source`] returns it.
+    #[serde(skip)]
+    pub cause: Option<Cause>,
+}
+
+/// The limits of [`crate::Limits`], named in a `limit_exceeded` error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Limit {
+    /// `max_input_bytes`.
+    MaxInputBytes,
+    /// `max_calls`.
+    MaxCalls,
+    /// `max_depth`.
+    MaxDepth,
+    /// `max_call_bytes`.
+    MaxCallBytes,
+    /// `max_argument_bytes`.
+    MaxArgumentBytes,
+    /// `max_elements`.
+    MaxElements,
+}
+
+impl Limit {
+    /// The limit's field name in [`crate::Limits`].
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Limit::MaxInputBytes => "max_input_bytes",
+            Limit::MaxCalls => "max_calls",
+            Limit::MaxDepth => "max_depth",
+            Limit::MaxCallBytes => "max_call_bytes",
+            Limit::MaxArgumentBytes => "max_argument_bytes",
+            Limit::MaxElements => "max_elements",
+        }
+    }
+}
+
+/// The cause of a [`ParseError`]: another error, shared. Two causes are equal when they read
+/// the same.
+#[derive(Clone)]
+pub struct Cause(pub std::sync::Arc<dyn std::error::Error + Send + Sync>);
+
+impl fmt::Debug for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl Cause {
+    /// Wraps an error as a cause.
+    pub fn new(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Cause(std::sync::Arc::new(error))
+    }
+}
+
+impl PartialEq for Cause {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.to_string() == other.0.to_string()
+    }
 }
 
 impl ParseError {
@@ -99,7 +166,22 @@ impl ParseError {
             tool_name: None,
             partial: None,
             dialect: Dialect::Tool,
+            span: 0..0,
+            limit: None,
+            cause: None,
         }
+    }
+
+    /// The same error at the bytes `span` of the whole input.
+    pub(crate) fn with_span(mut self, span: std::ops::Range<usize>) -> Self {
+        self.span = span;
+        self
+    }
+
+    /// The same error, naming the limit it exceeded.
+    pub(crate) fn with_limit(mut self, limit: Limit) -> Self {
+        self.limit = Some(limit);
+        self
     }
 
     /// The same error, reported for a call in `dialect` (its feedback uses that syntax).
@@ -271,7 +353,13 @@ impl fmt::Display for ParseError {
     }
 }
 
-impl std::error::Error for ParseError {}
+impl std::error::Error for ParseError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.cause
+            .as_ref()
+            .map(|c| &*c.0 as &(dyn std::error::Error + 'static))
+    }
+}
 
 /// How many characters of the offending text an error quotes.
 pub(crate) const SNIPPET_CHARS: usize = 60;

@@ -37,9 +37,12 @@ mod schema;
 mod stream;
 mod write;
 
+/// The argument values and their map, from `arg-types`, so that this crate is enough to read
+/// calls.
+pub use arg_types::{Map, Value};
 pub use call::{ArgumentEncoding, Encoding, Repair, RepairKind, ToolCall};
 pub use dialect::{Dialect, UnknownDialect};
-pub use error::{ErrorKind, ParseError};
+pub use error::{Cause, ErrorKind, Limit, ParseError};
 pub use event::StreamEvent;
 pub use names::{MAX_NAME_BYTES, is_valid_name};
 pub use options::{Limits, ParseOptions};

@@ -7,7 +7,7 @@
 //! grammar [`ParseOptions::dialect`] names.
 
 use crate::dialect::Grammar;
-use crate::error::{ErrorKind, ParseError};
+use crate::error::{ErrorKind, Limit, ParseError};
 use crate::event::StreamEvent;
 use crate::options::ParseOptions;
 use crate::reasoning::Reasoned;
@@ -225,11 +225,16 @@ impl StreamParser {
                 .locator
                 .locate(window, self.base, self.fed);
             out.push(StreamEvent::Error {
-                error: Box::new(ParseError::new(
-                    ErrorKind::LimitExceeded,
-                    format!("the input is longer than {max} bytes; the rest was not read"),
-                    at,
-                )),
+                error: Box::new(
+                    ParseError::new(
+                        ErrorKind::LimitExceeded,
+                        format!("the input is longer than {max} bytes; the rest was not read"),
+                        at,
+                    )
+                    .in_dialect(self.grammar.assembler().dialect)
+                    .with_span(self.fed..self.fed)
+                    .with_limit(Limit::MaxInputBytes),
+                ),
             });
         }
     }

@@ -22,15 +22,16 @@ const MAX_LISTED: usize = 8;
 /// let reply = "<tool><tool_name>write_to_file</tool_name><arguments>\
 ///              <content>a && b</cont></arguments></tool>";
 /// let result = toolcall_parser::parse(reply);
-/// let errors: Vec<_> = result.errors().into_iter().cloned().collect();
-/// let msg = toolcall_prompt::retry_message(&errors);
+/// // The result's errors go in as they are: no copy, no collecting.
+/// let msg = toolcall_prompt::retry_message(result.errors());
 /// assert!(msg.starts_with("1 tool call in your last reply could not be read"));
 /// assert!(msg.contains("`write_to_file`"));
 /// assert!(msg.contains("&amp;") && msg.contains("CDATA"));
 /// assert!(msg.ends_with("Send the failed call again, corrected. Do not repeat calls that were read.\n"));
-/// assert_eq!(toolcall_prompt::retry_message(&[]), "");
+/// assert_eq!(toolcall_prompt::retry_message(&[] as &[toolcall_parser::ParseError]), "");
 /// ```
-pub fn retry_message(errors: &[ParseError]) -> String {
+pub fn retry_message<'e>(errors: impl IntoIterator<Item = &'e ParseError>) -> String {
+    let errors: Vec<&ParseError> = errors.into_iter().collect();
     let n = errors.len();
     if n == 0 {
         return String::new();

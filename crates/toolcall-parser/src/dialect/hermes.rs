@@ -11,7 +11,7 @@
 use crate::assemble::{Arguments, Assembler, CallCore, complete_snippet};
 use crate::call::{ArgumentEncoding, Encoding, RepairKind};
 use crate::dialect::{Dialect, Grammar};
-use crate::error::ErrorKind;
+use crate::error::{Cause, ErrorKind, Limit};
 use crate::event::StreamEvent;
 use crate::json_scan::{JsonScan, JsonScanner};
 use crate::lexer::{Lexeme, Lexer};
@@ -227,7 +227,7 @@ impl Hermes {
         }
         // `max_depth` counts the `<tool_call>` wrapper as 1, as the other dialects do.
         let scan = scanner.scan(&bytes[rel..limit], limits.max_depth, limits.max_elements);
-        let (kind, msg, at) = match scan {
+        let (kind, limit, msg, at) = match scan {
             JsonScan::End(n) => {
                 self.pos += n;
                 let end = self.pos;
@@ -258,6 +258,7 @@ impl Hermes {
             }
             JsonScan::TooDeep(i) => (
                 ErrorKind::LimitExceeded,
+                Some(Limit::MaxDepth),
                 format!(
                     "the call's JSON is nested deeper than {} levels",
                     limits.max_depth
@@ -266,6 +267,7 @@ impl Hermes {
             ),
             JsonScan::TooMany(i) => (
                 ErrorKind::LimitExceeded,
+                Some(Limit::MaxElements),
                 format!(
                     "the call's JSON has more than {} objects, arrays and values",
                     limits.max_elements
@@ -274,13 +276,17 @@ impl Hermes {
             ),
             JsonScan::Markup(i) => (
                 ErrorKind::InvalidJson,
+                None,
                 "the call's JSON object is not closed before this '<'".to_owned(),
                 i,
             ),
         };
         self.pos += at;
         let at = self.pos;
-        self.asm.error(w, base, &mut core, kind, msg, at);
+        match limit {
+            Some(limit) => self.asm.limit_error(w, base, &mut core, limit, msg, at),
+            None => self.asm.error(w, base, &mut core, kind, msg, at),
+        }
         (State::Skip { core }, Flow::Again)
     }
 
@@ -379,9 +385,12 @@ impl Hermes {
                     .collect();
                 arguments
             }
-            Err((offset, kind, msg)) => {
+            Err((offset, kind, msg, cause)) => {
                 self.asm
                     .error(w, base, &mut core, kind, msg, json.start + offset);
+                if let (Some(e), Some(cause)) = (core.error.as_mut(), cause) {
+                    e.cause = Some(Cause::new(cause));
+                }
                 Map::new()
             }
         };
@@ -447,32 +456,26 @@ impl Hermes {
     }
 }
 
+/// Why a call's JSON could not be read: the byte offset in its text, the error's kind, a
+/// message, and serde_json's error when there is one.
+type ReadError = (usize, ErrorKind, String, Option<serde_json::Error>);
+
 /// Reads the call's JSON object: its `name` and its `arguments` (an object, or a JSON string
-/// holding one; `parameters` is read the same way). On failure: the byte offset in `text`, the
-/// error's kind and a message.
-fn read(text: &str) -> Result<(String, Map), (usize, ErrorKind, String)> {
+/// holding one; `parameters` is read the same way).
+fn read(text: &str) -> Result<(String, Map), ReadError> {
+    let invalid = |msg: &str| (0, ErrorKind::InvalidJson, msg.to_owned(), None);
     let json: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-        (
-            0,
-            ErrorKind::InvalidJson,
-            format!("invalid JSON in the call: {e}"),
-        )
+        let msg = format!("invalid JSON in the call: {e}");
+        (0, ErrorKind::InvalidJson, msg, Some(e))
     })?;
     let serde_json::Value::Object(mut obj) = json else {
-        return Err((
-            0,
-            ErrorKind::InvalidJson,
-            "the call is not a JSON object".into(),
-        ));
+        return Err(invalid("the call is not a JSON object"));
     };
     let name = match obj.remove("name") {
         Some(serde_json::Value::String(s)) => s.trim().to_owned(),
         _ => {
-            return Err((
-                0,
-                ErrorKind::MissingToolName,
-                "the call's JSON has no string \"name\"".into(),
-            ));
+            let msg = "the call's JSON has no string \"name\"".to_owned();
+            return Err((0, ErrorKind::MissingToolName, msg, None));
         }
     };
     let arguments = obj.remove("arguments").or_else(|| obj.remove("parameters"));
@@ -482,20 +485,13 @@ fn read(text: &str) -> Result<(String, Map), (usize, ErrorKind, String)> {
             serde_json::Value::Object(Default::default())
         }
         Some(serde_json::Value::String(s)) => serde_json::from_str(&s).map_err(|e| {
-            (
-                0,
-                ErrorKind::InvalidJson,
-                format!("\"arguments\" is a string that holds no JSON object: {e}"),
-            )
+            let msg = format!("\"arguments\" is a string that holds no JSON object: {e}");
+            (0, ErrorKind::InvalidJson, msg, Some(e))
         })?,
         Some(v) => v,
     };
     match Value::from(arguments) {
         Value::Object(map) => Ok((name, map)),
-        _ => Err((
-            0,
-            ErrorKind::InvalidJson,
-            "\"arguments\" must be a JSON object".into(),
-        )),
+        _ => Err(invalid("\"arguments\" must be a JSON object")),
     }
 }

@@ -27,7 +27,7 @@
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
 use crate::call::{ArgumentEncoding, Encoding, RepairKind};
 use crate::dialect::{Dialect, Grammar};
-use crate::error::ErrorKind;
+use crate::error::{ErrorKind, Limit};
 use crate::event::StreamEvent;
 use crate::lexer::{Lexeme, Lexer, Tag};
 use crate::names::{is_placeholder, is_valid_name};
@@ -662,14 +662,8 @@ impl Qwen3Coder {
                 "the call has more than {} parameters",
                 self.asm.opts.limits.max_elements
             );
-            self.asm.error(
-                inp.w,
-                inp.base,
-                &mut call.core,
-                ErrorKind::LimitExceeded,
-                msg,
-                at,
-            );
+            self.asm
+                .limit_error(inp.w, inp.base, &mut call.core, Limit::MaxElements, msg, at);
             return None;
         }
         if call.core.has_argument(name) {

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::call::{ArgumentEncoding, Encoding, RepairKind};
-use crate::error::ErrorKind;
+use crate::error::{ErrorKind, Limit};
 use crate::event::StreamEvent;
 use crate::lexer::{Lexeme, Lexer, Tag, decode_attributes, is_name_start};
 use std::ops::Range;
@@ -41,7 +41,7 @@ impl ToolXml {
                     self.asm.opts.limits.max_call_bytes
                 );
                 let at = call.core.start;
-                self.fail(w, base, &mut call, ErrorKind::LimitExceeded, msg, at);
+                self.fail_limit(w, base, &mut call, Limit::MaxCallBytes, msg, at);
                 break Flow::Again;
             }
             if let Some(flow) = self.text_run(w, base, &mut call, is_final) {
@@ -328,7 +328,7 @@ impl ToolXml {
                 "elements are nested deeper than {} levels",
                 self.asm.opts.limits.max_depth
             );
-            return Some(self.fail(w, base, call, ErrorKind::LimitExceeded, msg, at));
+            return Some(self.fail_limit(w, base, call, Limit::MaxDepth, msg, at));
         }
         let mut frame = Frame::new(tag.name, role, at, at + n);
         if !tag.attributes.is_empty() {
@@ -344,7 +344,7 @@ impl ToolXml {
                 "the call has more than {} elements and attributes",
                 self.asm.opts.limits.max_elements
             );
-            return Some(self.fail(w, base, call, ErrorKind::LimitExceeded, msg, at));
+            return Some(self.fail_limit(w, base, call, Limit::MaxElements, msg, at));
         }
         let parent = call.top();
         frame.tentative = parent.role == Role::Value && parent.has_text;

@@ -24,6 +24,22 @@ impl ToolXml {
         Flow::Again
     }
 
+    /// Records a `limit_exceeded` error naming `limit` and skips to the call's end.
+    pub(super) fn fail_limit(
+        &mut self,
+        w: &str,
+        base: usize,
+        call: &mut CallState,
+        limit: crate::error::Limit,
+        message: String,
+        at: usize,
+    ) -> Flow {
+        self.asm
+            .limit_error(w, base, &mut call.core, limit, message, at);
+        self.mode = Mode::Skip;
+        Flow::Again
+    }
+
     pub(super) fn repair(
         &mut self,
         w: &str,

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::call::{ArgumentEncoding, Encoding};
-use crate::error::ErrorKind;
+use crate::error::{ErrorKind, Limit};
 use crate::event::StreamEvent;
 use crate::json_scan::{self as legacy_json, JsonScan};
 use crate::lexer::Lexeme;
@@ -44,9 +44,10 @@ impl ToolXml {
                 };
             }
             JsonScan::Markup(i) | JsonScan::TooDeep(i) | JsonScan::TooMany(i) => {
-                let (kind, msg) = match scan {
+                let (kind, limit, msg) = match scan {
                     JsonScan::TooDeep(_) => (
                         ErrorKind::LimitExceeded,
+                        Some(Limit::MaxDepth),
                         format!(
                             "the JSON of the call is nested deeper than {} levels",
                             max_depth
@@ -54,6 +55,7 @@ impl ToolXml {
                     ),
                     JsonScan::TooMany(_) => (
                         ErrorKind::LimitExceeded,
+                        Some(Limit::MaxElements),
                         format!(
                             "the JSON of the call has more than {} objects, arrays and values",
                             max_elements
@@ -61,6 +63,7 @@ impl ToolXml {
                     ),
                     _ => (
                         ErrorKind::InvalidJson,
+                        None,
                         "the JSON object of the call is not closed before this '<'".to_string(),
                     ),
                 };
@@ -68,7 +71,11 @@ impl ToolXml {
                 let Some(mut call) = self.call.take() else {
                     return Flow::Again;
                 };
-                self.fail(w, base, &mut call, kind, msg, self.pos);
+                let at = self.pos;
+                match limit {
+                    Some(limit) => self.fail_limit(w, base, &mut call, limit, msg, at),
+                    None => self.fail(w, base, &mut call, kind, msg, at),
+                };
                 self.put_back(call);
                 let _ = out;
             }
@@ -117,14 +124,7 @@ impl ToolXml {
             Lexeme::EndTag(TOOL) if at + n - call.core.start > max => {
                 let msg = format!("the call is longer than {max} bytes");
                 let call_start = call.core.start;
-                self.fail(
-                    w,
-                    base,
-                    &mut call,
-                    ErrorKind::LimitExceeded,
-                    msg,
-                    call_start,
-                );
+                self.fail_limit(w, base, &mut call, Limit::MaxCallBytes, msg, call_start);
                 self.end_call(w, base, &mut call, at + n, out);
                 return Flow::Again;
             }
@@ -139,7 +139,7 @@ impl ToolXml {
                         "an argument is longer than {} bytes",
                         self.asm.opts.limits.max_argument_bytes
                     );
-                    self.fail(w, base, &mut call, ErrorKind::LimitExceeded, msg, start);
+                    self.fail_limit(w, base, &mut call, Limit::MaxArgumentBytes, msg, start);
                     self.end_call(w, base, &mut call, at + n, out);
                     return Flow::Again;
                 }
@@ -204,7 +204,7 @@ impl ToolXml {
             self.asm.opts.limits.max_call_bytes
         );
         let at = call.core.start;
-        self.fail(w, base, &mut call, ErrorKind::LimitExceeded, msg, at);
+        self.fail_limit(w, base, &mut call, Limit::MaxCallBytes, msg, at);
         self.put_back(call);
         Flow::Again
     }

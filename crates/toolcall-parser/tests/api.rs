@@ -1,0 +1,113 @@
+//! The public API's promises: errors with byte spans, named limits and causes; typed decoding of a
+//! call; the crate alone is enough to read values.
+
+use std::error::Error as _;
+use toolcall_parser::{
+    Dialect, ErrorKind, Limit, Limits, Map, ParseOptions, Value, parse, parse_with,
+};
+
+#[test]
+fn errors_carry_a_byte_span_that_starts_where_line_and_column_point() {
+    let text = "ok\n<tool><tool_name>a</tool_name>junk here</tool>";
+    let r = parse(text);
+    let e = r.errors()[0];
+    assert_eq!(e.kind, ErrorKind::UnexpectedText);
+    assert_eq!(&text[e.span.clone()], "junk here</tool>");
+    let before = &text[..e.span.start];
+    assert_eq!(e.line as usize, before.matches('\n').count() + 1);
+    assert_eq!(
+        e.column as usize,
+        before.rsplit('\n').next().expect("a line").chars().count() + 1
+    );
+}
+
+#[test]
+fn limit_errors_name_their_limit() {
+    let opts = ParseOptions::new().with_limits(Limits {
+        max_call_bytes: 40,
+        ..Limits::default()
+    });
+    let r = parse_with(
+        "<tool><tool_name>w</tool_name><arguments><a>0123456789012345678901234567890</a></arguments></tool>",
+        &opts,
+    );
+    assert_eq!(r.errors()[0].limit, Some(Limit::MaxCallBytes));
+    let json = serde_json::to_value(r.errors()[0]).expect("serializes");
+    assert_eq!(json["limit"], "max_call_bytes");
+    let opts = ParseOptions::new().with_limits(Limits {
+        max_input_bytes: 4,
+        ..Limits::default()
+    });
+    assert_eq!(
+        parse_with("hello", &opts).errors()[0].limit,
+        Some(Limit::MaxInputBytes)
+    );
+    // Errors that are not about limits name none.
+    assert_eq!(
+        parse("<tool><tool_name>a</tool_name>x</tool>").errors()[0].limit,
+        None
+    );
+}
+
+#[test]
+fn errors_give_their_cause_as_source() {
+    let r = parse_with(
+        "<tool_call>{\"name\": \"f\", \"arguments\": \"{oops\"}</tool_call>",
+        &ParseOptions::new().with_dialect(Dialect::Hermes),
+    );
+    let e = r.errors()[0];
+    assert_eq!(e.kind, ErrorKind::InvalidJson);
+    let source = e.source().expect("the JSON error");
+    assert!(
+        source.to_string().contains("key must be a string"),
+        "{source}"
+    );
+    let mut schemas = toolcall_parser::ToolSchemas::default();
+    schemas.insert(
+        "f",
+        serde_json::json!({"type": "object", "properties": {"n": {"type": "integer"}}}),
+    );
+    let r = parse_with(
+        "<tool><tool_name>f</tool_name><arguments><n>ten</n></arguments></tool>",
+        &ParseOptions::new().with_schemas(std::sync::Arc::new(schemas)),
+    );
+    assert!(r.errors()[0].source().is_some());
+}
+
+#[test]
+fn a_call_decodes_into_a_struct() {
+    #[derive(serde::Deserialize, Debug, PartialEq)]
+    struct Edit {
+        path: String,
+        line: u32,
+        dry_run: Option<bool>,
+    }
+    let r = parse(
+        "<tool><tool_name>edit</tool_name><arguments><path>a.rs</path><line>3</line></arguments></tool>",
+    );
+    let edit: Edit = r.calls()[0].decode().expect("decodes");
+    assert_eq!(
+        edit,
+        Edit {
+            path: "a.rs".into(),
+            line: 3,
+            dry_run: None
+        }
+    );
+    let wrong: Result<Edit, _> =
+        parse("<tool><tool_name>edit</tool_name><arguments><path>a</path></arguments></tool>")
+            .calls()[0]
+            .decode();
+    assert!(wrong.unwrap_err().to_string().contains("line"));
+}
+
+#[test]
+fn value_and_map_come_with_the_parser() {
+    let mut m = Map::new();
+    m.insert("a".into(), Value::Int(1));
+    assert_eq!(
+        parse("<tool><tool_name>t</tool_name><arguments><a>1</a></arguments></tool>").calls()[0]
+            .arguments,
+        m
+    );
+}
