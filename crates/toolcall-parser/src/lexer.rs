@@ -484,12 +484,18 @@ impl Lexer {
     }
 }
 
-/// A raw-mode start tag: `name=value` (the value trimmed, non-empty) or XML's form.
+/// A raw-mode start tag: `name=value` (blanks around `=` allowed, the value trimmed and
+/// non-empty) or XML's form.
 fn parse_raw_start_tag(s: &str) -> Option<Tag<'_>> {
     let n = name_len(s.as_bytes())?;
-    match s.as_bytes().get(n) {
+    // Models write `<function = f>` too: blanks may stand around the `=`.
+    let eq = n + s.as_bytes()[n..]
+        .iter()
+        .take_while(|&&b| matches!(b, b' ' | b'\t'))
+        .count();
+    match s.as_bytes().get(eq) {
         Some(b'=') => {
-            let value = s[n + 1..].trim_matches([' ', '\t', '\r']);
+            let value = s[eq + 1..].trim_matches([' ', '\t', '\r']);
             (!value.is_empty()).then(|| Tag {
                 name: &s[..n],
                 value: Some(value),
