@@ -42,19 +42,26 @@ enum Command {
     /// Parse a model response and print its tool calls and errors as one JSON object.
     #[command(
         after_help = "Prints {\"calls\": [{server_name, tool_name, arguments, repairs, …}], \
-                            \"errors\": [{kind, message, line, column, …}], \"prose\": …}.\n\
+                            \"errors\": [{kind, message, line, column, …, feedback}], \
+                            \"prose\": …}; an error's \"feedback\" is the text to send back to \
+                            the model.\n\
                             Exit status: 0 no errors, 1 the input had errors, 2 usage or I/O error.\n\n\
-                            Example:\n  toolcall parse examples/write_file.txt\n  \
-                            cat reply.txt | toolcall parse - --schema tools.json"
+                            Examples:\n  \
+                            toolcall parse examples/write_file.txt --schema examples/tools.json\n  \
+                            cat reply.txt | toolcall parse - --schema tools.json\n  \
+                            cat tools.json | toolcall parse reply.txt --schema -"
     )]
     Parse(ParseArgs),
     /// Stream a model response through the incremental parser and print events as JSON Lines.
     #[command(
         after_help = "Prints one JSON object per line, with an \"event\" field: prose, \
                             call_started, tool_name, argument_delta, call_finished (with \"call\" \
-                            or \"error\"), error.\n\
+                            or \"error\"), error. Errors carry \"feedback\", the text to send \
+                            back to the model.\n\
                             Exit status: 0 no errors, 1 the input had errors, 2 usage or I/O error.\n\n\
-                            Example:\n  toolcall stream examples/write_file.txt --chunk-size 16"
+                            Example:\n  \
+                            toolcall stream examples/write_file.txt --chunk-size 16 \
+                            --schema examples/tools.json"
     )]
     Stream(StreamArgs),
     /// Serialize a JSON array of agent events as a SPEC-01 <thread> document.
@@ -78,7 +85,8 @@ enum Command {
 pub(crate) struct ParseArgs {
     /// The model response to parse; `-` or nothing reads standard input.
     pub(crate) file: Option<PathBuf>,
-    /// A JSON array of tool definitions (MCP `tools/list` shape) used to type arguments.
+    /// A JSON array of tool definitions (MCP `tools/list` shape) used to type arguments; `-`
+    /// reads it from standard input, and then the response must be a FILE.
     #[arg(long, value_name = "TOOLS.json")]
     pub(crate) schema: Option<PathBuf>,
     /// Feed the input to the streaming parser in chunks of N bytes (the output is identical).
@@ -87,7 +95,7 @@ pub(crate) struct ParseArgs {
     /// Also print counts: calls, errors by kind, repairs by kind, encodings used.
     #[arg(long)]
     pub(crate) stats: bool,
-    /// Ignore calls inside Markdown code fences.
+    /// Ignore calls inside Markdown code fences: they stay prose.
     #[arg(long)]
     pub(crate) ignore_fenced: bool,
 }
@@ -101,9 +109,13 @@ pub(crate) struct StreamArgs {
     #[arg(long, value_name = "N", default_value_t = 16,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) chunk_size: u64,
-    /// A JSON array of tool definitions (MCP `tools/list` shape) used to type arguments.
+    /// A JSON array of tool definitions (MCP `tools/list` shape) used to type arguments; `-`
+    /// reads it from standard input, and then the response must be a FILE.
     #[arg(long, value_name = "TOOLS.json")]
     pub(crate) schema: Option<PathBuf>,
+    /// Ignore calls inside Markdown code fences: they stay prose.
+    #[arg(long)]
+    pub(crate) ignore_fenced: bool,
 }
 
 /// Arguments of `toolcall thread`.

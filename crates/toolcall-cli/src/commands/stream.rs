@@ -1,8 +1,6 @@
 //! `toolcall stream`: the streaming parser's events as JSON Lines.
 
-use crate::commands::parse::call_json;
-use crate::commands::shared::{load_options, stream_events};
-use crate::input::read_input;
+use crate::commands::shared::{call_json, error_json, load, stream_events};
 use crate::{Exit, StreamArgs};
 use anyhow::Result;
 use serde_json::{Value, json};
@@ -11,8 +9,11 @@ use toolcall::parser::StreamEvent;
 
 /// Runs the subcommand.
 pub(crate) fn run(args: &StreamArgs) -> Result<Exit> {
-    let text = read_input(args.file.as_deref())?;
-    let options = load_options(args.schema.as_deref(), false)?;
+    let (text, options) = load(
+        args.file.as_deref(),
+        args.schema.as_deref(),
+        args.ignore_fenced,
+    )?;
     let events = stream_events(&text, &options, args.chunk_size);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -32,13 +33,15 @@ pub(crate) fn run(args: &StreamArgs) -> Result<Exit> {
     })
 }
 
-/// One event as a JSON object with an `event` field naming its kind.
+/// One event as a JSON object with an `event` field naming its kind; errors carry their
+/// `feedback`.
 fn event_json(e: &StreamEvent) -> Value {
     match e {
         StreamEvent::CallFinished { index, result } => match result {
             Ok(call) => json!({"event": "call_finished", "index": index, "call": call_json(call)}),
-            Err(err) => json!({"event": "call_finished", "index": index, "error": err}),
+            Err(err) => json!({"event": "call_finished", "index": index, "error": error_json(err)}),
         },
+        StreamEvent::Error { error } => json!({"event": "error", "error": error_json(error)}),
         other => serde_json::to_value(other).unwrap_or(Value::Null),
     }
 }
