@@ -41,10 +41,13 @@ struct Cli {
 enum Command {
     /// Parse a model response and print its tool calls and errors as one JSON object.
     #[command(
-        after_help = "Prints {\"calls\": [{server_name, tool_name, arguments, repairs, …}], \
-                            \"errors\": [{kind, message, line, column, …, feedback}], \
-                            \"prose\": …}; an error's \"feedback\" is the text to send back to \
-                            the model.\n\
+        after_help = "Prints {\"calls\": [{server_name, tool_name, arguments, repairs, …, \
+                            typed_by}], \"errors\": [{kind, message, line, column, …, \
+                            feedback}], \"prose\": …}. A call's \"typed_by\" is \"schema\" (its \
+                            tool is in --schema), \"inference\" (no schema: 007 reads as 7, one \
+                            <x> as a string but two as an array; a note on stderr says so) or \
+                            \"json\" (the legacy JSON form). An error's \"feedback\" is the text \
+                            to send back to the model.\n\
                             Exit status: 0 no errors, 1 the input had errors, 2 usage or I/O error.\n\n\
                             Examples:\n  \
                             toolcall parse examples/write_file.txt --schema examples/tools.json\n  \
@@ -56,8 +59,8 @@ enum Command {
     #[command(
         after_help = "Prints one JSON object per line, with an \"event\" field: prose, \
                             call_started, tool_name, argument_delta, call_finished (with \"call\" \
-                            or \"error\"), error. Errors carry \"feedback\", the text to send \
-                            back to the model.\n\
+                            or \"error\"), error. Calls carry \"typed_by\" and errors \
+                            \"feedback\", as in `toolcall parse`.\n\
                             Exit status: 0 no errors, 1 the input had errors, 2 usage or I/O error.\n\n\
                             Example:\n  \
                             toolcall stream examples/write_file.txt --chunk-size 16 \

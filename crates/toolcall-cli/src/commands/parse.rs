@@ -1,11 +1,11 @@
 //! `toolcall parse`: one JSON object with the calls and errors of a response.
 
-use crate::commands::shared::{call_json, error_json, load, parse_in_chunks};
+use crate::commands::shared::{InferenceCount, call_json, error_json, load, parse_in_chunks};
 use crate::{Exit, ParseArgs};
 use anyhow::Result;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use toolcall::parser::{ParseResult, Segment};
+use toolcall::parser::{ParseOptions, ParseResult, Segment};
 
 /// Runs the subcommand.
 pub(crate) fn run(args: &ParseArgs) -> Result<Exit> {
@@ -18,11 +18,18 @@ pub(crate) fn run(args: &ParseArgs) -> Result<Exit> {
         Some(n) => parse_in_chunks(&text, &options, n),
         None => toolcall::parser::parse_with(&text, &options),
     };
-    let mut out = report(&result);
+    let mut out = report(&result, &options);
     if args.stats {
         out["stats"] = stats(&result);
     }
     println!("{}", serde_json::to_string_pretty(&out)?);
+    let mut inferred = InferenceCount::default();
+    for call in result.calls() {
+        inferred.add(call, &options);
+    }
+    if let Some(note) = inferred.note(&options) {
+        eprintln!("{note}");
+    }
     Ok(if result.errors().is_empty() {
         Exit::Success
     } else {
@@ -30,10 +37,14 @@ pub(crate) fn run(args: &ParseArgs) -> Result<Exit> {
     })
 }
 
-/// The JSON object of the CLI contract: `calls`, `errors` (each with its `feedback`), and the
-/// prose.
-fn report(result: &ParseResult) -> Value {
-    let calls: Vec<Value> = result.calls().into_iter().map(call_json).collect();
+/// The JSON object of the CLI contract: `calls` (each with its `typed_by`), `errors` (each with
+/// its `feedback`), and the prose.
+fn report(result: &ParseResult, options: &ParseOptions) -> Value {
+    let calls: Vec<Value> = result
+        .calls()
+        .into_iter()
+        .map(|c| call_json(c, options))
+        .collect();
     let errors: Vec<Value> = result.errors().into_iter().map(error_json).collect();
     json!({ "calls": calls, "errors": errors, "prose": result.prose() })
 }

@@ -73,9 +73,32 @@ pub(crate) fn parse_in_chunks(text: &str, options: &ParseOptions, n: u64) -> Par
     ParseResult::from_events(stream_events(text, options, n))
 }
 
-/// One call as JSON; `arguments` is the JSON form of the typed values.
-pub(crate) fn call_json(call: &ToolCall) -> Value {
-    serde_json::to_value(call).unwrap_or(Value::Null)
+/// What typed a call's arguments: `"schema"` (its tool's input schema from `--schema`),
+/// `"inference"` (no schema for its tool: docs/FORMAT.md §5.2, where `007` is 7 and one
+/// `<exclude>` a string but two an array), or `"json"` (the legacy JSON form, whose values are
+/// typed by JSON itself).
+pub(crate) fn typed_by(call: &ToolCall, options: &ParseOptions) -> &'static str {
+    if call.legacy_json {
+        "json"
+    } else if options
+        .schemas
+        .as_ref()
+        .is_some_and(|s| s.get(&call.tool_name).is_some())
+    {
+        "schema"
+    } else {
+        "inference"
+    }
+}
+
+/// One call as JSON: the call's own fields (`arguments` is the JSON form of the typed values),
+/// then `typed_by`.
+pub(crate) fn call_json(call: &ToolCall, options: &ParseOptions) -> Value {
+    let mut v = serde_json::to_value(call).unwrap_or(Value::Null);
+    if let Value::Object(fields) = &mut v {
+        fields.insert("typed_by".into(), typed_by(call, options).into());
+    }
+    v
 }
 
 /// One error as JSON: the error's own fields, then `feedback`, the text to send back to the
@@ -86,4 +109,47 @@ pub(crate) fn error_json(error: &ParseError) -> Value {
         fields.insert("feedback".into(), error.feedback().into());
     }
     v
+}
+
+/// Counts the calls typed by inference, for [`inference_note`].
+#[derive(Debug, Default)]
+pub(crate) struct InferenceCount {
+    calls: usize,
+    /// Tool names typed by inference although a schema file was given, first seen first.
+    unknown_tools: Vec<String>,
+}
+
+impl InferenceCount {
+    /// Counts `call` if it was typed by inference.
+    pub(crate) fn add(&mut self, call: &ToolCall, options: &ParseOptions) {
+        if typed_by(call, options) == "inference" {
+            self.calls += 1;
+            if options.schemas.is_some() && !self.unknown_tools.contains(&call.tool_name) {
+                self.unknown_tools.push(call.tool_name.clone());
+            }
+        }
+    }
+
+    /// The one line for standard error when any call was typed by inference, else `None`.
+    pub(crate) fn note(&self, options: &ParseOptions) -> Option<String> {
+        if self.calls == 0 {
+            return None;
+        }
+        let calls = match self.calls {
+            1 => "1 call".to_owned(),
+            n => format!("{n} calls"),
+        };
+        Some(if options.schemas.is_none() {
+            format!(
+                "toolcall: note: {calls} typed by inference; pass --schema TOOLS.json to type \
+                 arguments by the tools' schemas"
+            )
+        } else {
+            format!(
+                "toolcall: note: {calls} typed by inference, for tools the schema file does not \
+                 define ({}); add them to it to type their arguments by their schemas",
+                self.unknown_tools.join(", ")
+            )
+        })
+    }
 }
