@@ -67,7 +67,7 @@ enum Command {
                             --schema examples/tools.json"
     )]
     Stream(StreamArgs),
-    /// Serialize a JSON array of agent events as a SPEC-01 <thread> document.
+    /// Serialize a JSON array of agent events as a <thread> document (docs/FORMAT.md §8).
     #[command(after_help = "Prints the document followed by one newline.\n\
                       Exit status: 0 success, 1 the events JSON is malformed (line and column \
                       on stderr), 2 usage or I/O error.\n\n\
