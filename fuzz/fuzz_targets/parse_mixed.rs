@@ -10,7 +10,7 @@ use libfuzzer_sys::fuzz_target;
 use toolcall_fuzz::{
     blind_safe, forbidden, holds_forbidden, object_depth, same_map, split_control, text_bytes,
 };
-use toolcall_parser::{Limits, ParseOptions, ParseResult, Segment, parse_with};
+use toolcall_parser::{Dialect, Limits, ParseOptions, ParseResult, Segment, parse_with};
 
 fn options(control: &[u8]) -> ParseOptions {
     let small = control[0] & 1 == 1;
@@ -27,11 +27,12 @@ fn options(control: &[u8]) -> ParseOptions {
     } else {
         Limits::default()
     };
-    ParseOptions {
-        limits,
-        ignore_fenced_calls: control[0] & 2 == 2,
-        schemas: None,
-    }
+    // The control bytes also choose the dialect: every dialect is hammered alike.
+    let dialect = Dialect::ALL[usize::from(control[0] >> 2) % Dialect::ALL.len()];
+    ParseOptions::new()
+        .with_limits(limits)
+        .with_ignore_fenced_calls(control[0] & 2 == 2)
+        .with_dialect(dialect)
 }
 
 /// Whether (line, column) is a position in `text` (or just past its end).
@@ -69,14 +70,20 @@ fn check(text: &str, opts: &ParseOptions, r: &ParseResult) {
         last_end = c.span.end;
         covered += c.span.len();
         let src = &read[c.span.clone()];
-        assert!(
-            src.starts_with("<tool"),
-            "span does not start at <tool: {src:?}"
-        );
-        let closed = src
-            .rfind("</tool")
-            .is_some_and(|i| src[i + 6..].trim_start_matches([' ', '\t', '\n', '\r']) == ">");
-        assert!(closed, "span does not end at </tool>: {src:?}");
+        if opts.dialect == Dialect::Tool {
+            assert!(
+                src.starts_with("<tool"),
+                "span does not start at <tool: {src:?}"
+            );
+            let closed = src.rfind("</tool").is_some_and(|i| {
+                src[i + 6..].trim_start_matches([' ', '\t', '\n', '\r']) == ">"
+            });
+            assert!(closed, "span does not end at </tool>: {src:?}");
+        } else {
+            // Every dialect's call begins at markup; a Hermes call may end at its JSON object.
+            assert!(src.starts_with('<'), "span does not start at markup: {src:?}");
+            assert!(src.ends_with(['>', '}']), "span does not end at markup: {src:?}");
+        }
         assert!(
             c.span.len() <= limits.max_call_bytes,
             "a call of {} bytes, limit {}",
@@ -92,7 +99,7 @@ fn check(text: &str, opts: &ParseOptions, r: &ParseResult) {
                 text_bytes(v),
                 limits.max_argument_bytes
             );
-            if !c.legacy_json {
+            if !c.legacy_json && opts.dialect == Dialect::Tool {
                 assert!(
                     3 + object_depth(v) <= limits.max_depth,
                     "argument {k} nests {} objects, depth limit {}",
@@ -179,5 +186,7 @@ fuzz_target!(|data: &[u8]| {
     let opts = options(&control);
     let r = parse_with(&text, &opts);
     check(&text, &opts, &r);
-    check_round_trip(&r);
+    if opts.dialect == Dialect::Tool {
+        check_round_trip(&r);
+    }
 });

@@ -1,13 +1,13 @@
 //! Arbitrary input and an arbitrary chunking: the streamed calls, errors and prose equal the
 //! one-shot result; stream events are well ordered; argument deltas are the argument's text.
 //!
-//! Byte 0 chooses the options (and whether to feed `&str` chunks or raw bytes), byte 1 how many chunk sizes follow (up to 15); those bytes are
+//! Byte 0 chooses the options and the dialect (and whether to feed `&str` chunks or raw bytes), byte 1 how many chunk sizes follow (up to 15); those bytes are
 //! the chunk sizes, used in turn; the rest is the text.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolcall_parser::{Limits, ParseOptions, ParseResult, StreamEvent, StreamParser, parse_with};
+use toolcall_parser::{Dialect, Limits, ParseOptions, ParseResult, StreamEvent, StreamParser, parse_with};
 
 fn options(flags: u8) -> ParseOptions {
     let limits = if flags & 1 == 1 {
@@ -22,11 +22,12 @@ fn options(flags: u8) -> ParseOptions {
     } else {
         Limits::default()
     };
-    ParseOptions {
-        limits,
-        ignore_fenced_calls: flags & 2 == 2,
-        schemas: None,
-    }
+    // Bits 3 and up also choose the dialect: every dialect is hammered alike.
+    let dialect = Dialect::ALL[usize::from(flags >> 3) % Dialect::ALL.len()];
+    ParseOptions::new()
+        .with_limits(limits)
+        .with_ignore_fenced_calls(flags & 2 == 2)
+        .with_dialect(dialect)
 }
 
 fuzz_target!(|data: &[u8]| {

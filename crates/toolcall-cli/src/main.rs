@@ -101,6 +101,11 @@ pub(crate) struct ParseArgs {
     /// Ignore calls inside Markdown code fences: they stay prose.
     #[arg(long)]
     pub(crate) ignore_fenced: bool,
+    /// The tool-call format: tool (the default), qwen3-coder, seed-oss, hermes.
+    #[arg(long, value_name = "NAME", default_value = "tool")]
+    pub(crate) dialect: toolcall::parser::Dialect,
+    #[command(flatten)]
+    pub(crate) reasoning: ReasoningArgs,
 }
 
 /// Arguments of `toolcall stream`.
@@ -119,6 +124,49 @@ pub(crate) struct StreamArgs {
     /// Ignore calls inside Markdown code fences: they stay prose.
     #[arg(long)]
     pub(crate) ignore_fenced: bool,
+    /// The tool-call format: tool (the default), qwen3-coder, seed-oss, hermes.
+    #[arg(long, value_name = "NAME", default_value = "tool")]
+    pub(crate) dialect: toolcall::parser::Dialect,
+    #[command(flatten)]
+    pub(crate) reasoning: ReasoningArgs,
+}
+
+/// The reasoning channel's flags, shared by `parse` and `stream`.
+#[derive(Args)]
+pub(crate) struct ReasoningArgs {
+    /// Split the dialect's reasoning block (`<think>…</think>`) off the answer: the JSON gains
+    /// "reasoning" (a string, "" when there is none) and "prose" holds only the answer.
+    #[arg(long)]
+    pub(crate) reasoning: bool,
+    /// The output starts inside reasoning: the chat template put the opening marker in the
+    /// prompt (implies --reasoning).
+    #[arg(long)]
+    pub(crate) reasoning_open: bool,
+    /// What call markup inside reasoning does: `end` (a call ends reasoning and is parsed, the
+    /// default) or `text` (it stays reasoning, never a call). Implies --reasoning.
+    #[arg(long, value_name = "POLICY")]
+    pub(crate) calls_in_reasoning: Option<toolcall::parser::CallsInReasoning>,
+}
+
+impl ReasoningArgs {
+    /// Whether any flag turns the reasoning channel on.
+    pub(crate) fn enabled(&self) -> bool {
+        self.reasoning || self.reasoning_open || self.calls_in_reasoning.is_some()
+    }
+
+    /// The options with the reasoning channel as the flags say.
+    pub(crate) fn apply(
+        &self,
+        options: toolcall::parser::ParseOptions,
+    ) -> toolcall::parser::ParseOptions {
+        if !self.enabled() {
+            return options;
+        }
+        let reasoning = toolcall::parser::Reasoning::for_dialect(options.dialect)
+            .starting_open(self.reasoning_open)
+            .with_calls_in_reasoning(self.calls_in_reasoning.unwrap_or_default());
+        options.with_reasoning(reasoning)
+    }
 }
 
 /// Arguments of `toolcall thread`.

@@ -56,6 +56,7 @@ impl Repair {
 }
 
 /// The repairs the parser makes (docs/FORMAT.md §4).
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RepairKind {
@@ -69,6 +70,20 @@ pub enum RepairKind {
     UnclosedTagAsText,
     /// A string-typed argument holding markup, kept verbatim as the string (needs a schema).
     MarkupAsString,
+    /// A raw-text value that fits none of the types its schema allows, kept as a string
+    /// (docs/FORMAT.md §9): one bad value never drops a call.
+    ValueAsString,
+    /// A parameter left open where the next one begins, or where its function ends, closed
+    /// there (Qwen3-Coder family).
+    UnclosedParameter,
+    /// A call written without its opening wrapper (`<function=…>` with no `<tool_call>`), read
+    /// as a call.
+    MissingCallOpener,
+    /// A call whose closing wrapper (`</function>` or `</tool_call>`) is missing before the next
+    /// call or the end of its block, closed there.
+    MissingCallCloser,
+    /// An argument given twice: the later value replaced the earlier one.
+    DuplicateArgument,
 }
 
 impl RepairKind {
@@ -80,6 +95,11 @@ impl RepairKind {
             RepairKind::CloseTagAsText => "close_tag_as_text",
             RepairKind::UnclosedTagAsText => "unclosed_tag_as_text",
             RepairKind::MarkupAsString => "markup_as_string",
+            RepairKind::ValueAsString => "value_as_string",
+            RepairKind::UnclosedParameter => "unclosed_parameter",
+            RepairKind::MissingCallOpener => "missing_call_opener",
+            RepairKind::MissingCallCloser => "missing_call_closer",
+            RepairKind::DuplicateArgument => "duplicate_argument",
         }
     }
 }
@@ -94,6 +114,7 @@ pub struct ArgumentEncoding {
 }
 
 /// How an argument's text was written.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Encoding {
@@ -107,8 +128,10 @@ pub enum Encoding {
     Mixed,
     /// Child elements only (an object or array argument).
     Structured,
-    /// The legacy JSON form.
+    /// The legacy JSON form, or a dialect that writes arguments as JSON (Hermes).
     Json,
+    /// Raw text, written as it is, with no escaping (the Qwen3-Coder family).
+    Raw,
 }
 
 impl Encoding {
@@ -121,6 +144,7 @@ impl Encoding {
             Encoding::Mixed => "mixed",
             Encoding::Structured => "structured",
             Encoding::Json => "json",
+            Encoding::Raw => "raw",
         }
     }
 }

@@ -1,10 +1,12 @@
 //! [`ParseError`]: what went wrong with a call, where, and what to tell the model.
 
+use crate::dialect::Dialect;
 use serde::Serialize;
 use std::fmt;
 use xml_fallback::Position;
 
 /// The kinds of errors (docs/FORMAT.md §7 lists when each occurs).
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
@@ -30,6 +32,8 @@ pub enum ErrorKind {
     InvalidArgument,
     /// A configured limit was exceeded.
     LimitExceeded,
+    /// A tool or server name holds characters a name may not hold (docs/FORMAT.md §3.4).
+    InvalidToolName,
 }
 
 impl ErrorKind {
@@ -47,6 +51,7 @@ impl ErrorKind {
             ErrorKind::InvalidJson => "invalid_json",
             ErrorKind::InvalidArgument => "invalid_argument",
             ErrorKind::LimitExceeded => "limit_exceeded",
+            ErrorKind::InvalidToolName => "invalid_tool_name",
         }
     }
 }
@@ -78,6 +83,9 @@ pub struct ParseError {
     /// What had been parsed when an unterminated call ended: its arguments so far.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partial: Option<serde_json::Value>,
+    /// The dialect being parsed: [`feedback`](ParseError::feedback) is written in its syntax.
+    #[serde(skip)]
+    pub dialect: Dialect,
 }
 
 impl ParseError {
@@ -90,7 +98,14 @@ impl ParseError {
             snippet: String::new(),
             tool_name: None,
             partial: None,
+            dialect: Dialect::Tool,
         }
+    }
+
+    /// The same error, reported for a call in `dialect` (its feedback uses that syntax).
+    pub(crate) fn in_dialect(mut self, dialect: Dialect) -> Self {
+        self.dialect = dialect;
+        self
     }
 
     pub(crate) fn with_snippet(mut self, text: &str) -> Self {
@@ -128,6 +143,71 @@ impl ParseError {
     }
 
     fn fix(&self) -> &'static str {
+        match self.dialect {
+            Dialect::Tool => self.tool_fix(),
+            Dialect::Qwen3Coder | Dialect::SeedOss => self.qwen_fix(),
+            Dialect::Hermes => self.hermes_fix(),
+        }
+    }
+
+    /// Advice in the Qwen3-Coder syntax (Seed-OSS uses the same inside `<seed:tool_call>`).
+    fn qwen_fix(&self) -> &'static str {
+        match self.kind {
+            ErrorKind::UnterminatedCall => {
+                "Fix: end every parameter with </parameter> and the call with </function> then \
+                 </tool_call>. Write each call in full before starting the next one."
+            }
+            ErrorKind::MissingToolName | ErrorKind::InvalidToolName => {
+                "Fix: name the tool in the function tag: <tool_call>\n<function=NAME>\n\
+                 <parameter=ARG>\nvalue\n</parameter>\n</function>\n</tool_call>. A tool name \
+                 holds only letters, digits, _, - and ."
+            }
+            ErrorKind::InvalidArgument => {
+                "Fix: give the parameter the type the tool's schema asks for, then send the call \
+                 again."
+            }
+            ErrorKind::LimitExceeded => {
+                "Fix: make the call smaller (fewer or shorter parameters), or split the work \
+                 across several calls."
+            }
+            _ => {
+                "Fix: write each call as <tool_call>\n<function=NAME>\n<parameter=ARG>\nvalue\n\
+                 </parameter>\n</function>\n</tool_call>, with nothing but parameters inside \
+                 <function=…>. Values are written as they are, without escaping."
+            }
+        }
+    }
+
+    /// Advice in the Hermes syntax.
+    fn hermes_fix(&self) -> &'static str {
+        match self.kind {
+            ErrorKind::UnterminatedCall => {
+                "Fix: end the call's JSON object and close it with </tool_call>. Write each call \
+                 in full before starting the next one."
+            }
+            ErrorKind::MissingToolName | ErrorKind::InvalidToolName => {
+                "Fix: give the tool's name as \"name\": <tool_call>\n{\"name\": \"NAME\", \
+                 \"arguments\": {…}}\n</tool_call>. A tool name holds only letters, digits, _, - \
+                 and ."
+            }
+            ErrorKind::InvalidArgument => {
+                "Fix: give the argument the type the tool's schema asks for, then send the call \
+                 again."
+            }
+            ErrorKind::LimitExceeded => {
+                "Fix: make the call smaller (fewer or shorter arguments), or split the work \
+                 across several calls."
+            }
+            _ => {
+                "Fix: write each call as one JSON object inside <tool_call>…</tool_call>: \
+                 {\"name\": \"NAME\", \"arguments\": {\"ARG\": value}}, with strings quoted \
+                 and escaped as JSON requires."
+            }
+        }
+    }
+
+    /// Advice in the `<tool>` syntax.
+    fn tool_fix(&self) -> &'static str {
         match self.kind {
             ErrorKind::UnterminatedCall => {
                 "Fix: close every element you open and end the call with </tool>. \
@@ -135,9 +215,10 @@ impl ParseError {
             }
             ErrorKind::MismatchedTag => MISMATCH_ADVICE,
             ErrorKind::UnexpectedText | ErrorKind::InvalidCharacterReference => ESCAPING_ADVICE,
-            ErrorKind::MissingToolName => {
+            ErrorKind::MissingToolName | ErrorKind::InvalidToolName => {
                 "Fix: name the tool inside the call: \
-                 <tool><tool_name>NAME</tool_name><arguments>…</arguments></tool>."
+                 <tool><tool_name>NAME</tool_name><arguments>…</arguments></tool>. A tool name \
+                 holds only letters, digits, _, - and ."
             }
             ErrorKind::UnexpectedElement | ErrorKind::DuplicateElement => {
                 "Fix: a call holds exactly one <tool_name>, at most one <server_name> and at most \

@@ -12,6 +12,7 @@ use std::sync::Arc;
 /// a parser fed a few bytes at a time makes one or two per chunk.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum StreamEvent {
     /// Prose text, held back only while its last bytes could still begin `<tool>`.
     Prose {
@@ -46,6 +47,13 @@ pub enum StreamEvent {
         index: usize,
         /// The call, or why it could not be read.
         result: Result<Box<ToolCall>, Box<ParseError>>,
+    },
+    /// Reasoning text, as it is written (only with [`ParseOptions::with_reasoning`]).
+    ///
+    /// [`ParseOptions::with_reasoning`]: crate::ParseOptions::with_reasoning
+    Reasoning {
+        /// The text, verbatim.
+        text: String,
     },
     /// An error outside any call (a limit on the whole input).
     Error {

@@ -52,6 +52,8 @@ pub(crate) enum Lexeme<'w> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Tag<'w> {
     pub(crate) name: &'w str,
+    /// The value of the `<name=value>` form (raw mode only), trimmed; `None` in XML's form.
+    pub(crate) value: Option<&'w str>,
     /// Raw attribute text after the name (undecoded), empty when there is none.
     pub(crate) attributes: &'w str,
     pub(crate) self_closing: bool,
@@ -422,6 +424,83 @@ impl Lexer {
     }
 }
 
+/// Longest tag taken as markup in raw mode; a longer one is text. Raw-mode tags are names and
+/// short values (`<parameter=path>`, `<invoke name="f">`), so the bound is small.
+pub(crate) const MAX_RAW_TAG_BYTES: usize = 1024;
+
+impl Lexer {
+    /// Lexes raw text at `w[pos..]`, for dialects whose values are written as they are: no
+    /// references, no CDATA, no comments, line ends kept as written. The only markup is tags:
+    /// `<name>`, `<name attr="v">`, `<name=value>`, `</name>`; a `<` that begins none of them is
+    /// [`Lexeme::LiteralLt`]. Text runs to the next `<`. Returns `None` when the window ends inside
+    /// a tag (`is_final` false); the scan for its `>` resumes where it stopped.
+    pub(crate) fn next_raw<'w>(
+        &mut self,
+        w: &'w str,
+        pos: usize,
+        base: usize,
+        is_final: bool,
+    ) -> Lexed<'w> {
+        let bytes = w.as_bytes();
+        if pos >= bytes.len() {
+            return None;
+        }
+        if bytes[pos] != b'<' {
+            let end = memchr(b'<', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
+            return Some((Lexeme::Text(&w[pos..end]), end - pos));
+        }
+        let at = base + pos;
+        let from = match self.resume {
+            Resume::Markup { at: a, to, .. } if a == at => to - base,
+            _ => pos + 1,
+        };
+        let limit = bytes.len().min(pos + MAX_RAW_TAG_BYTES);
+        // A raw tag ends at `>`; a `<` or a line end before it means it was no tag.
+        let close = memchr::memchr3(b'>', b'<', b'\n', &bytes[from..limit]).map(|i| from + i);
+        let Some(close) = close else {
+            if limit < pos + MAX_RAW_TAG_BYTES && !is_final {
+                self.resume = Resume::Markup {
+                    at,
+                    to: base + limit,
+                    quote: 0,
+                };
+                return None;
+            }
+            self.resume = Resume::None;
+            return Some((Lexeme::LiteralLt, 1));
+        };
+        self.resume = Resume::None;
+        if bytes[close] != b'>' {
+            return Some((Lexeme::LiteralLt, 1));
+        }
+        let inner = &w[pos + 1..close];
+        let len = close + 1 - pos;
+        let lexeme = if let Some(end) = inner.strip_prefix('/') {
+            parse_end_tag(end).map(Lexeme::EndTag)
+        } else {
+            parse_raw_start_tag(inner).map(Lexeme::StartTag)
+        };
+        Some(lexeme.map_or((Lexeme::LiteralLt, 1), |l| (l, len)))
+    }
+}
+
+/// A raw-mode start tag: `name=value` (the value trimmed, non-empty) or XML's form.
+fn parse_raw_start_tag(s: &str) -> Option<Tag<'_>> {
+    let n = name_len(s.as_bytes())?;
+    match s.as_bytes().get(n) {
+        Some(b'=') => {
+            let value = s[n + 1..].trim_matches([' ', '\t', '\r']);
+            (!value.is_empty()).then(|| Tag {
+                name: &s[..n],
+                value: Some(value),
+                attributes: "",
+                self_closing: false,
+            })
+        }
+        _ => parse_start_tag(s),
+    }
+}
+
 /// The next `<`, `&` or CR at or after `from`. Entity-escaped code has a reference every dozen
 /// bytes or so, too close for `memchr3`'s setup to pay: the first 64 bytes are scanned eight at a
 /// time in a `u64` (the lowest matching byte of a word is exact), the rest by `memchr3`.
@@ -563,6 +642,7 @@ fn parse_start_tag(s: &str) -> Option<Tag<'_>> {
     }
     Some(Tag {
         name: &s[..n],
+        value: None,
         attributes: body[n..].trim_start_matches([' ', '\t', '\n', '\r']),
         self_closing,
     })
@@ -701,7 +781,7 @@ mod tests {
                 "Text(\"b\")",
                 "BareAmp",
                 "BareAmp",
-                "StartTag(Tag { name: \"x\", attributes: \"y='1'\", self_closing: false })",
+                "StartTag(Tag { name: \"x\", value: None, attributes: \"y='1'\", self_closing: false })",
                 "Newline",
                 "CDataStart",
                 "CData(\"c]]d\")",
@@ -762,7 +842,7 @@ mod tests {
         }
         assert_eq!(
             lex("<a/>", 100)[0],
-            "StartTag(Tag { name: \"a\", attributes: \"\", self_closing: true })"
+            "StartTag(Tag { name: \"a\", value: None, attributes: \"\", self_closing: true })"
         );
     }
 

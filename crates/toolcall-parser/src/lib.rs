@@ -21,23 +21,30 @@
 
 #![forbid(unsafe_code)]
 
+mod assemble;
 mod call;
+mod dialect;
 mod error;
 mod event;
-mod grammar;
+mod json_scan;
 mod lexer;
 mod locate;
+mod names;
 mod options;
 mod output;
+mod reasoning;
 mod schema;
 mod stream;
 mod write;
 
 pub use call::{ArgumentEncoding, Encoding, Repair, RepairKind, ToolCall};
+pub use dialect::{Dialect, UnknownDialect};
 pub use error::{ErrorKind, ParseError};
 pub use event::StreamEvent;
+pub use names::{MAX_NAME_BYTES, is_valid_name};
 pub use options::{Limits, ParseOptions};
 pub use output::{ParseResult, Segment};
+pub use reasoning::{CallsInReasoning, Reasoning};
 pub use schema::{SchemaError, ToolSchemas};
 pub use stream::{StreamParser, chunks};
 

@@ -1,5 +1,7 @@
 //! [`ParseOptions`] and [`Limits`]: what the caller can set.
 
+use crate::dialect::Dialect;
+use crate::reasoning::Reasoning;
 use crate::schema::ToolSchemas;
 use std::sync::Arc;
 
@@ -60,4 +62,53 @@ pub struct ParseOptions {
     pub ignore_fenced_calls: bool,
     /// Tool schemas: arguments of a known tool are coerced by its `inputSchema`.
     pub schemas: Option<Arc<ToolSchemas>>,
+    /// The tool-call format to read; [`Dialect::Tool`] by default.
+    pub dialect: Dialect,
+    /// How to split reasoning off the answer; `None` (the default): no reasoning channel, a
+    /// think block is prose.
+    pub reasoning: Option<Reasoning>,
+}
+
+impl ParseOptions {
+    /// Options for reading `dialect`, with default limits.
+    ///
+    /// ```
+    /// use toolcall_parser::{Dialect, ParseOptions, parse_with};
+    /// let opts = ParseOptions::new().with_dialect(Dialect::Qwen3Coder);
+    /// let r = parse_with("<tool_call>\n<function=ls>\n</function>\n</tool_call>", &opts);
+    /// assert_eq!(r.calls()[0].tool_name, "ls");
+    /// ```
+    pub fn with_dialect(mut self, dialect: Dialect) -> Self {
+        self.dialect = dialect;
+        self
+    }
+
+    /// Default options: the `<tool>` dialect, default limits, no schemas.
+    pub fn new() -> Self {
+        ParseOptions::default()
+    }
+
+    /// The same options with these limits.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The same options with reasoning split off the answer as [`Reasoning`] says.
+    pub fn with_reasoning(mut self, reasoning: Reasoning) -> Self {
+        self.reasoning = Some(reasoning);
+        self
+    }
+
+    /// The same options with calls in Markdown fences left as prose, or not.
+    pub fn with_ignore_fenced_calls(mut self, on: bool) -> Self {
+        self.ignore_fenced_calls = on;
+        self
+    }
+
+    /// The same options with the tools' schemas: arguments of a known tool are typed by them.
+    pub fn with_schemas(mut self, schemas: impl Into<Arc<ToolSchemas>>) -> Self {
+        self.schemas = Some(schemas.into());
+        self
+    }
 }

@@ -6,9 +6,14 @@ use crate::event::StreamEvent;
 
 /// One piece of a parsed response.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Segment {
     /// Prose, verbatim.
     Prose(String),
+    /// Reasoning, verbatim (only with [`ParseOptions::with_reasoning`]).
+    ///
+    /// [`ParseOptions::with_reasoning`]: crate::ParseOptions::with_reasoning
+    Reasoning(String),
     /// A call.
     Call(ToolCall),
     /// A call (or input) that could not be read.
@@ -51,6 +56,10 @@ impl ParseResult {
                 Err(e) => Segment::Error(*e),
             }),
             StreamEvent::Error { error } => self.segments.push(Segment::Error(*error)),
+            StreamEvent::Reasoning { text } => match self.segments.last_mut() {
+                Some(Segment::Reasoning(p)) => p.push_str(&text),
+                _ => self.segments.push(Segment::Reasoning(text)),
+            },
             StreamEvent::CallStarted { .. }
             | StreamEvent::ToolName { .. }
             | StreamEvent::ArgumentDelta { .. } => {}
@@ -85,6 +94,19 @@ impl ParseResult {
             .iter()
             .filter_map(|s| match s {
                 Segment::Prose(p) => Some(p.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The reasoning, concatenated (empty without [`ParseOptions::with_reasoning`]).
+    ///
+    /// [`ParseOptions::with_reasoning`]: crate::ParseOptions::with_reasoning
+    pub fn reasoning(&self) -> String {
+        self.segments
+            .iter()
+            .filter_map(|s| match s {
+                Segment::Reasoning(p) => Some(p.as_str()),
                 _ => None,
             })
             .collect()

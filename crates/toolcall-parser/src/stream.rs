@@ -1,14 +1,16 @@
 //! [`StreamParser`]: the one parser. One-shot parsing is this parser fed one chunk.
 //!
 //! The driver owns the buffer. When nothing is buffered, a chunk is read in place (zero-copy) and
-//! only the bytes the grammar still needs are kept: the `<tool>` call in progress, or the few
-//! prose bytes that could still begin `<tool>`. Otherwise the chunk is appended and the grammar
-//! resumes where it stopped; nothing is reparsed.
+//! only the bytes the dialect's grammar still needs are kept: the call in progress, or the few
+//! prose bytes that could still begin a call. Otherwise the chunk is appended and the grammar
+//! resumes where it stopped; nothing is reparsed. The driver knows no dialect: it runs whichever
+//! grammar [`ParseOptions::dialect`] names.
 
+use crate::dialect::Grammar;
 use crate::error::{ErrorKind, ParseError};
 use crate::event::StreamEvent;
-use crate::grammar::tool_xml::ToolXml;
 use crate::options::ParseOptions;
+use crate::reasoning::Reasoned;
 
 /// The incremental parser: [`feed`](StreamParser::feed) chunks as they arrive, then
 /// [`finish`](StreamParser::finish).
@@ -27,7 +29,7 @@ use crate::options::ParseOptions;
 /// ```
 #[derive(Debug)]
 pub struct StreamParser {
-    grammar: ToolXml,
+    grammar: Box<dyn Grammar>,
     /// Input from absolute offset `base` on that the grammar still needs.
     buf: String,
     base: usize,
@@ -66,7 +68,7 @@ impl StreamParser {
     /// assert!(events.iter().all(|e| !matches!(e, toolcall_parser::StreamEvent::ArgumentDelta { .. })));
     /// ```
     pub fn argument_deltas(mut self, on: bool) -> Self {
-        self.grammar.set_argument_deltas(on);
+        self.grammar.assembler().emit_deltas = on;
         self
     }
 
@@ -74,7 +76,15 @@ impl StreamParser {
     /// started, tool name, argument deltas) are not made there, since the result folds them away.
     pub(crate) fn build(options: ParseOptions, progress: bool) -> Self {
         StreamParser {
-            grammar: ToolXml::new(options, progress),
+            grammar: {
+                let dialect = options.dialect;
+                let reasoning = options.reasoning.clone();
+                let grammar = dialect.grammar(options, progress);
+                match reasoning {
+                    Some(r) => Box::new(Reasoned::new(grammar, dialect, r)),
+                    None => grammar,
+                }
+            },
             buf: String::new(),
             base: 0,
             fed: 0,
@@ -103,13 +113,19 @@ impl StreamParser {
         if self.buf.is_empty() {
             // Read the chunk in place; keep only what is still needed.
             let keep = self.grammar.run(chunk, self.base, false, out);
-            self.grammar.locator.move_anchor(chunk, self.base, keep);
+            self.grammar
+                .assembler()
+                .locator
+                .move_anchor(chunk, self.base, keep);
             self.buf.push_str(&chunk[keep - self.base..]);
             self.base = keep;
         } else {
             self.buf.push_str(chunk);
             let keep = self.grammar.run(&self.buf, self.base, false, out);
-            self.grammar.locator.move_anchor(&self.buf, self.base, keep);
+            self.grammar
+                .assembler()
+                .locator
+                .move_anchor(&self.buf, self.base, keep);
             if keep > self.base {
                 self.buf.drain(..keep - self.base);
                 self.base = keep;
@@ -202,8 +218,12 @@ impl StreamParser {
         self.finished = true;
         self.grammar.run(window, self.base, true, out);
         if self.truncated {
-            let max = self.grammar.options().limits.max_input_bytes;
-            let at = self.grammar.locator.locate(window, self.base, self.fed);
+            let max = self.grammar.assembler().opts.limits.max_input_bytes;
+            let at = self
+                .grammar
+                .assembler()
+                .locator
+                .locate(window, self.base, self.fed);
             out.push(StreamEvent::Error {
                 error: Box::new(ParseError::new(
                     ErrorKind::LimitExceeded,
@@ -220,7 +240,7 @@ impl StreamParser {
             // A character did not fit: nothing after it is read, even if it would fit.
             return &chunk[..0];
         }
-        let max = self.grammar.options().limits.max_input_bytes;
+        let max = self.grammar.assembler().opts.limits.max_input_bytes;
         let room = max.saturating_sub(self.fed);
         let mut take = chunk.len().min(room);
         while !chunk.is_char_boundary(take) {

@@ -298,6 +298,8 @@ mod properties {
                         },
                         ignore_fenced_calls: fenced,
                         schemas: None,
+                        dialect: toolcall_parser::Dialect::Tool,
+                        reasoning: None,
                     }
                 },
             )

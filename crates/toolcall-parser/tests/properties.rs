@@ -9,7 +9,7 @@ mod common;
 use arg_types::{Map, Value};
 use common::{parse_chunked, soup};
 use proptest::prelude::*;
-use toolcall_parser::{ParseOptions, parse, parse_with};
+use toolcall_parser::{CallsInReasoning, ParseOptions, Reasoning, parse, parse_with};
 use xml_fallback::escape::Escaper;
 
 /// Splits `text` at the given fractions (character boundaries), feeds the pieces.
@@ -47,6 +47,29 @@ proptest! {
         prop_assert_eq!(&parse_chunked(&text, &options, 1), &whole);
         let fenced = ParseOptions { ignore_fenced_calls: true, ..ParseOptions::default() };
         prop_assert_eq!(parse_split(&text, &cuts, &fenced), parse_with(&text, &fenced));
+        // Every dialect, over the same soup (which holds every dialect's markup).
+        for &dialect in toolcall_parser::Dialect::ALL {
+            let options = ParseOptions::new().with_dialect(dialect);
+            let whole = parse_with(&text, &options);
+            prop_assert_eq!(&parse_split(&text, &cuts, &options), &whole, "{}", dialect);
+            prop_assert_eq!(&parse_chunked(&text, &options, 1), &whole, "{}", dialect);
+            // Prose is verbatim: with no call and no error, all of the text is prose.
+            if whole.calls().is_empty() && whole.errors().is_empty() {
+                prop_assert_eq!(whole.prose(), text.clone());
+            }
+        }
+        // With the reasoning channel, in each policy, starting inside reasoning or not.
+        for &dialect in toolcall_parser::Dialect::ALL {
+            for (open, calls) in [(false, CallsInReasoning::End), (true, CallsInReasoning::Text)] {
+                let reasoning = Reasoning::for_dialect(dialect)
+                    .starting_open(open)
+                    .with_calls_in_reasoning(calls);
+                let options = ParseOptions::new().with_dialect(dialect).with_reasoning(reasoning);
+                let whole = parse_with(&text, &options);
+                prop_assert_eq!(&parse_split(&text, &cuts, &options), &whole, "{}", dialect);
+                prop_assert_eq!(&parse_chunked(&text, &options, 1), &whole, "{}", dialect);
+            }
+        }
     }
 
     #[test]

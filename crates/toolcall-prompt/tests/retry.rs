@@ -6,7 +6,7 @@ use std::sync::Arc;
 use toolcall_parser::{ErrorKind, Limits, ParseError, ParseOptions, ToolSchemas};
 use toolcall_prompt::{no_tool_call_message, retry_message};
 
-const ALL_KINDS: [ErrorKind; 11] = [
+const ALL_KINDS: [ErrorKind; 12] = [
     ErrorKind::UnterminatedCall,
     ErrorKind::MismatchedTag,
     ErrorKind::MissingToolName,
@@ -18,10 +18,12 @@ const ALL_KINDS: [ErrorKind; 11] = [
     ErrorKind::InvalidJson,
     ErrorKind::InvalidArgument,
     ErrorKind::LimitExceeded,
+    ErrorKind::InvalidToolName,
 ];
 
 /// A reply that triggers `kind`, the options to parse it with, and the fix the retry message
-/// must name for it. The match has no wildcard: a new kind fails to compile here.
+/// must name for it. `ErrorKind` is non-exhaustive, so a new kind reaches the wildcard and fails
+/// the test until it gets a sample here and a place in `ALL_KINDS`.
 fn sample(kind: ErrorKind) -> (&'static str, ParseOptions, &'static [&'static str]) {
     const ESCAPING: &[&str] = &["&amp;", "&lt;", "CDATA", "]]>", "]]]]><![CDATA[>"];
     let default = ParseOptions::default();
@@ -102,6 +104,12 @@ fn sample(kind: ErrorKind) -> (&'static str, ParseOptions, &'static [&'static st
             },
             &["make the call smaller", "split the work"],
         ),
+        ErrorKind::InvalidToolName => (
+            "<tool_call>\n<function=rm -rf>\n</function>\n</tool_call>",
+            ParseOptions::new().with_dialect(toolcall_parser::Dialect::Qwen3Coder),
+            &["<function=NAME>", "letters, digits"],
+        ),
+        other => panic!("no sample reply for {other:?}: add one"),
     }
 }
 

@@ -16,7 +16,7 @@ use support::timing::{Mode, Timer, Timing};
 use support::workload::{self, Form, JsonCall, SmallCall, TwentyArgs};
 use toolcall::args::Value;
 use toolcall::parser::{
-    ParseOptions, ParseResult, RepairKind, StreamEvent, StreamParser, ToolCall, chunks,
+    Dialect, ParseOptions, ParseResult, RepairKind, StreamEvent, StreamParser, ToolCall, chunks,
 };
 
 const KIB: usize = 1 << 10;
@@ -57,8 +57,9 @@ fn main() {
         .filter(|a| !a.starts_with("--"))
         .map(String::as_str)
         .collect();
-    let sections: [Section; 8] = [
+    let sections: [Section; 9] = [
         ("one_call", Bench::one_call),
+        ("dialects", Bench::dialects),
         ("repair", Bench::repair),
         ("streaming", Bench::streaming),
         ("small_calls", Bench::small_calls),
@@ -110,6 +111,98 @@ impl Bench {
             limit,
             at_least,
         });
+    }
+
+    /// One `write_file` call of dense code in the Qwen3-Coder dialect (raw text, no escaping)
+    /// beside the same content in our `<tool>` CDATA form: one-shot and in 16-, 4- and 1-byte
+    /// chunks, and one-shot from 64 KiB to 4 MiB for linearity.
+    fn dialects(&mut self) {
+        let sizes: &[usize] = if self.smoke() {
+            &[KIB]
+        } else {
+            &[64 * KIB, 256 * KIB, MIB, 4 * MIB]
+        };
+        self.say(
+            "\n## Dialects: one write_file call of dense code\n\nMB/s of `content`. Qwen3-Coder \
+             writes the value raw (`<parameter=content>\\n…\\n</parameter>`); `<tool>` CDATA is the \
+             same code in our format. Every row checks the value byte for byte. Chunked rows \
+             feed `StreamParser` with argument deltas on.\n",
+        );
+        let mut table = Table::new(
+            &["content", "dialect", "chunk", "time", "MB/s", "÷ one chunk"],
+            3,
+        );
+        let mut per_byte = Vec::new();
+        for &size in sizes {
+            let content = workload::dense_code(size, 1);
+            let inputs = [
+                (
+                    Dialect::Qwen3Coder,
+                    format!(
+                        "I'll write it.\n<tool_call>\n<function=write_file>\n<parameter=path>\nsrc/main.rs\n\
+                         </parameter>\n<parameter=content>\n{content}\n</parameter>\n</function>\n</tool_call>"
+                    ),
+                ),
+                (Dialect::Tool, workload::xml_call(&content, Form::Cdata)),
+            ];
+            for (dialect, text) in &inputs {
+                let opts = ParseOptions::new().with_dialect(*dialect);
+                let chunk_sizes: &[usize] = if size == MIB || self.smoke() {
+                    &[usize::MAX, 16, 4, 1]
+                } else {
+                    &[usize::MAX]
+                };
+                let mut one = None;
+                for &chunk in chunk_sizes {
+                    let call = stream_dialect(text, &opts, chunk);
+                    assert_eq!(
+                        call.arguments["content"].as_str(),
+                        Some(content.as_str()),
+                        "{dialect} reads the value byte for byte"
+                    );
+                    let t = if chunk == usize::MAX {
+                        self.time(|| toolcall::parser::parse_with(black_box(text), &opts))
+                    } else {
+                        self.time(|| stream_dialect(black_box(text), &opts, chunk))
+                    };
+                    let base = *one.get_or_insert(t);
+                    if chunk == usize::MAX {
+                        per_byte.push((*dialect, size, t.secs() / size as f64));
+                    }
+                    table.row(vec![
+                        report::size(size),
+                        dialect.name().into(),
+                        if chunk == usize::MAX {
+                            "one".into()
+                        } else {
+                            format!("{chunk} B")
+                        },
+                        report::duration(t.secs()),
+                        report::mbps(t.mbps(content.len())),
+                        report::ratio(t.secs() / base.secs()),
+                    ]);
+                }
+            }
+        }
+        self.say(&table.render());
+        if !self.smoke() {
+            let at = |d: Dialect, size: usize| {
+                per_byte
+                    .iter()
+                    .find(|(pd, ps, _)| *pd == d && *ps == size)
+                    .map_or(f64::NAN, |p| p.2)
+            };
+            let ratio = at(Dialect::Qwen3Coder, 4 * MIB) / at(Dialect::Qwen3Coder, 64 * KIB);
+            self.say(&format!(
+                "\nQwen3-Coder one-shot, time per byte at 4 MiB ÷ at 64 KiB: {ratio:.2} (linear: ≈1)\n"
+            ));
+            self.target(
+                "Qwen3-Coder one-shot linear (time per byte, 4 MiB ÷ 64 KiB)".into(),
+                ratio,
+                1.5,
+                false,
+            );
+        }
     }
 
     /// The main table: one `write_to_file` call of dense code at four sizes, two XML forms.
@@ -891,6 +984,27 @@ fn check_call(r: &ParseResult, content: &str, repairs: usize) {
 /// as an application would, and returns the call.
 fn stream(xml: &str, chunk: usize) -> ToolCall {
     stream_with(xml, chunk, false)
+}
+
+/// Streams `text` in `chunk`-byte pieces (`usize::MAX`: one) with `opts`; returns its one call.
+fn stream_dialect(text: &str, opts: &ParseOptions, chunk: usize) -> ToolCall {
+    let mut parser = StreamParser::with_options(opts.clone());
+    let mut call = None;
+    let mut events = Vec::new();
+    for now in chunks(text, chunk) {
+        parser.feed_into(now, &mut events);
+        for e in events.drain(..) {
+            if let StreamEvent::CallFinished { result, .. } = e {
+                call = Some(result.expect("the call parses"));
+            }
+        }
+    }
+    for e in parser.finish() {
+        if let StreamEvent::CallFinished { result, .. } = e {
+            call = Some(result.expect("the call parses"));
+        }
+    }
+    *call.expect("one call")
 }
 
 /// [`stream`], with [`StreamParser::feed`] (a new `Vec` of events per chunk) or, with `reuse`,

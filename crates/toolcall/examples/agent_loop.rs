@@ -209,7 +209,8 @@ pub fn run_agent(
         let mut calls = 0;
         for segment in parsed.segments {
             match segment {
-                Segment::Prose(_) => {}
+                // Prose and reasoning are shown, never run.
+                Segment::Prose(_) | Segment::Reasoning(_) => {}
                 Segment::Error(error) => {
                     let what = match &error.tool_name {
                         Some(tool) => format!("the call to `{tool}` could not be read: {error}"),
@@ -261,6 +262,8 @@ pub fn run_agent(
                         iteration,
                     });
                 }
+                // A segment kind a later version adds is not run either.
+                _ => {}
             }
         }
         if !errors.is_empty() {
@@ -357,9 +360,8 @@ impl Screen {
                 self.after_call = true;
             }
             StreamEvent::Error { error } => writeln!(out, "  ✗ {error}")?,
-            StreamEvent::CallStarted { .. }
-            | StreamEvent::ToolName { .. }
-            | StreamEvent::ArgumentDelta { .. } => {}
+            // Progress events; and any kind a later version adds.
+            _ => {}
         }
         Ok(())
     }

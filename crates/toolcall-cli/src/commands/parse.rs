@@ -14,11 +14,15 @@ pub(crate) fn run(args: &ParseArgs) -> Result<Exit> {
         args.schema.as_deref(),
         args.ignore_fenced,
     )?;
+    let options = args.reasoning.apply(options.with_dialect(args.dialect));
     let result = match args.chunk_size {
         Some(n) => parse_in_chunks(&text, &options, n),
         None => toolcall::parser::parse_with(&text, &options),
     };
     let mut out = report(&result, &options);
+    if args.reasoning.enabled() {
+        out["reasoning"] = Value::String(result.reasoning());
+    }
     if args.stats {
         out["stats"] = stats(&result);
     }
@@ -67,7 +71,7 @@ fn stats(result: &ParseResult) -> Value {
                 }
             }
             Segment::Error(e) => *errors.entry(e.kind.as_str()).or_default() += 1,
-            Segment::Prose(_) => {}
+            _ => {}
         }
     }
     json!({

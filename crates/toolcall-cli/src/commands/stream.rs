@@ -14,6 +14,7 @@ pub(crate) fn run(args: &StreamArgs) -> Result<Exit> {
         args.schema.as_deref(),
         args.ignore_fenced,
     )?;
+    let options = args.reasoning.apply(options.with_dialect(args.dialect));
     let events = stream_events(&text, &options, args.chunk_size);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

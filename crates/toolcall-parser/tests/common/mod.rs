@@ -99,6 +99,21 @@ pub(crate) const VOCABULARY: &[&str] = &[
     "<?p?>",
     "{\"tool_name\":\"j\",\"arguments\":{\"k\":[1,\"</tool>\"],\"s\":\"long string\"}}",
     "</a> more",
+    // The other dialects' markup.
+    "<tool_call>",
+    "</tool_call>",
+    "<seed:tool_call>",
+    "</seed:tool_call>",
+    "<function=f>",
+    "<function={{ x }}>",
+    "</function>",
+    "<parameter=p>",
+    "<parameter=q>",
+    "<think>",
+    "</think>",
+    "`",
+    "</parameter>",
+    "{\"name\": \"f\", \"arguments\": {\"a\": [1, \"</tool_call>\"]}}",
 ];
 
 /// Inputs made of up to 40 [`VOCABULARY`] fragments.

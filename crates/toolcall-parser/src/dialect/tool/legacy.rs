@@ -1,10 +1,10 @@
 //! The legacy JSON form inside `<tool>` (ADR-0002): scanning to the object's end, then reading it.
 
-use super::super::legacy_json::{self, JsonScan};
 use super::*;
 use crate::call::{ArgumentEncoding, Encoding};
 use crate::error::ErrorKind;
 use crate::event::StreamEvent;
+use crate::json_scan::{self as legacy_json, JsonScan};
 use crate::lexer::Lexeme;
 use xml_fallback::text::is_blank;
 use xml_fallback::tree::Element;
@@ -23,14 +23,17 @@ impl ToolXml {
         let bytes = w.as_bytes();
         let rel = self.pos - base;
         // Nothing past the call's `max_call_bytes` is scanned (as in the XML form).
-        let call_start = self.call.as_ref().map_or(self.pos, |c| c.start);
-        let mut limit = (call_start + self.opts.limits.max_call_bytes + 1)
+        let call_start = self.call.as_ref().map_or(self.pos, |c| c.core.start);
+        let mut limit = (call_start + self.asm.opts.limits.max_call_bytes + 1)
             .saturating_sub(base)
             .clamp(rel, bytes.len());
         while !w.is_char_boundary(limit) {
             limit -= 1;
         }
-        let (max_depth, max_elements) = (self.opts.limits.max_depth, self.opts.limits.max_elements);
+        let (max_depth, max_elements) = (
+            self.asm.opts.limits.max_depth,
+            self.asm.opts.limits.max_elements,
+        );
         let scan = scanner.scan(&bytes[rel..limit], max_depth, max_elements);
         match scan {
             JsonScan::End(n) => {
@@ -96,8 +99,8 @@ impl ToolXml {
         let Some(mut call) = self.take_call() else {
             return Flow::Again;
         };
-        let max = self.opts.limits.max_call_bytes;
-        if self.pos - call.start > max {
+        let max = self.asm.opts.limits.max_call_bytes;
+        if self.pos - call.core.start > max {
             self.call = Some(call);
             return self.call_too_long(w, base);
         }
@@ -111,9 +114,9 @@ impl ToolXml {
         match lexeme {
             Lexeme::Text(t) if is_blank(t) => {}
             Lexeme::Newline | Lexeme::Comment => {}
-            Lexeme::EndTag(TOOL) if at + n - call.start > max => {
+            Lexeme::EndTag(TOOL) if at + n - call.core.start > max => {
                 let msg = format!("the call is longer than {max} bytes");
-                let call_start = call.start;
+                let call_start = call.core.start;
                 self.fail(
                     w,
                     base,
@@ -130,20 +133,20 @@ impl ToolXml {
                     if legacy
                         .arguments
                         .values()
-                        .any(|v| string_bytes(v) > self.opts.limits.max_argument_bytes) =>
+                        .any(|v| string_bytes(v) > self.asm.opts.limits.max_argument_bytes) =>
                 {
                     let msg = format!(
                         "an argument is longer than {} bytes",
-                        self.opts.limits.max_argument_bytes
+                        self.asm.opts.limits.max_argument_bytes
                     );
                     self.fail(w, base, &mut call, ErrorKind::LimitExceeded, msg, start);
                     self.end_call(w, base, &mut call, at + n, out);
                     return Flow::Again;
                 }
                 Ok(legacy) => {
-                    call.server_name = legacy.server_name;
-                    call.tool_name = legacy.tool_name;
-                    call.encodings = legacy
+                    call.core.server_name = legacy.server_name;
+                    call.core.tool_name = legacy.tool_name;
+                    call.core.encodings = legacy
                         .arguments
                         .keys()
                         .map(|k| ArgumentEncoding {
@@ -198,9 +201,9 @@ impl ToolXml {
         };
         let msg = format!(
             "the call is longer than {} bytes",
-            self.opts.limits.max_call_bytes
+            self.asm.opts.limits.max_call_bytes
         );
-        let at = call.start;
+        let at = call.core.start;
         self.fail(w, base, &mut call, ErrorKind::LimitExceeded, msg, at);
         self.put_back(call);
         Flow::Again

@@ -13,12 +13,11 @@
 //! - [`legacy`]: the legacy JSON form;
 //! - [`ending`]: errors and recovery, building the finished call, argument deltas.
 
-use super::legacy_json::JsonScanner;
-use crate::call::{ArgumentEncoding, Repair};
-use crate::error::{ErrorKind, ParseError};
+use crate::assemble::{Arguments, Assembler, CallCore};
+use crate::dialect::{Dialect, Grammar};
 use crate::event::StreamEvent;
+use crate::json_scan::JsonScanner;
 use crate::lexer::Lexer;
-use crate::locate::Locator;
 use crate::options::ParseOptions;
 use std::sync::Arc;
 use xml_fallback::tree::{Element, Node};
@@ -134,53 +133,20 @@ impl Frame {
     }
 }
 
-/// A call being read.
+/// A call being read: what every dialect has (`core`), and the open elements.
 #[derive(Debug)]
 struct CallState {
-    index: usize,
-    /// Absolute offset of `<tool>`'s `<`.
-    start: usize,
-    /// Absolute offset after `<tool>`.
-    tag_end: usize,
+    core: CallCore,
     stack: Vec<Frame>,
-    server_name: Option<String>,
-    tool_name: Option<String>,
     arguments: Option<Element>,
-    /// Top-level arguments: name, offset of the start tag's `<`, offset after its `>`.
-    argument_starts: Vec<(String, usize, usize)>,
-    repairs: Vec<Repair>,
-    encodings: Vec<ArgumentEncoding>,
-    error: Option<ParseError>,
-    /// Where the error's snippet starts, until the snippet is filled in.
-    snippet_at: Option<usize>,
-    argument_bytes: usize,
-    /// Start tags read in the call.
-    elements: usize,
-    /// Argument text decoded since the last delta event, and the name of the top-level argument
-    /// it belongs to (made once per argument, shared by its deltas).
-    delta: String,
-    delta_argument: Option<Arc<str>>,
 }
 
 impl CallState {
     fn new(index: usize, start: usize, tag_end: usize) -> Self {
         CallState {
-            index,
-            start,
-            tag_end,
+            core: CallCore::new(index, start, tag_end),
             stack: Vec::new(),
-            server_name: None,
-            tool_name: None,
             arguments: None,
-            argument_starts: Vec::new(),
-            repairs: Vec::new(),
-            encodings: Vec::new(),
-            error: None,
-            snippet_at: None,
-            argument_bytes: 0,
-            elements: 0,
-            delta: String::new(),
-            delta_argument: None,
         }
     }
 
@@ -189,9 +155,25 @@ impl CallState {
         &mut self.stack[n - 1]
     }
 
+    /// The open top-level argument (`<tool><arguments><arg>`), if one is open.
+    fn argument(&self) -> Option<&Frame> {
+        match self.stack.as_slice() {
+            [_, arguments, argument, ..] if arguments.role == Role::Arguments => Some(argument),
+            _ => None,
+        }
+    }
+
     /// Whether the open element is a top-level argument (`<tool><arguments><arg>`).
     fn at_top_level_argument(&self) -> bool {
-        self.stack.len() == 3 && self.stack[1].role == Role::Arguments
+        self.stack.len() == 3 && self.argument().is_some()
+    }
+
+    /// The open `<arguments>` element, if the call is inside it.
+    fn open_arguments(&self) -> Option<&Element> {
+        match self.stack.as_slice() {
+            [_, arguments, ..] if arguments.role == Role::Arguments => Some(&arguments.element),
+            _ => None,
+        }
     }
 }
 
@@ -205,43 +187,44 @@ struct Fence {
 /// The `<tool>` grammar's whole state.
 #[derive(Debug)]
 pub(crate) struct ToolXml {
-    opts: ParseOptions,
-    emit_deltas: bool,
-    /// Whether to report `CallStarted` and `ToolName`; one-shot parsing folds them away.
-    progress: bool,
+    /// What every dialect shares: options, positions, prose, the call count.
+    pub(crate) asm: Assembler,
     lexer: Lexer,
-    pub(crate) locator: Locator,
     mode: Mode,
     /// Absolute offset of the next byte to read.
     pos: usize,
-    /// Absolute offset of prose not yet emitted.
-    prose_start: usize,
     /// Boxed: the grammar takes the call out and puts it back around every handler.
     call: Option<Box<CallState>>,
     /// Offsets of bare `&`s found by the last text run (kept to reuse its allocation).
     bare_scratch: Vec<usize>,
-    /// Calls begun so far.
-    calls: usize,
-    call_limit_reported: bool,
     fence: Fence,
 }
+impl Grammar for ToolXml {
+    fn run(&mut self, w: &str, base: usize, is_final: bool, out: &mut Vec<StreamEvent>) -> usize {
+        self.run_window(w, base, is_final, out)
+    }
+
+    fn assembler(&mut self) -> &mut Assembler {
+        &mut self.asm
+    }
+
+    fn start_at(&mut self, at: usize) {
+        self.pos = at;
+        self.asm.prose_start = at;
+    }
+}
+
 impl ToolXml {
     /// `progress`: whether to report events that only matter while streaming (call started,
     /// tool name known, argument deltas).
     pub(crate) fn new(opts: ParseOptions, progress: bool) -> Self {
         ToolXml {
-            opts,
-            emit_deltas: progress,
-            progress,
+            asm: Assembler::new(opts, Dialect::Tool, progress),
             lexer: Lexer::default(),
-            locator: Locator::default(),
             mode: Mode::Prose,
             pos: 0,
-            prose_start: 0,
             call: None,
             bare_scratch: Vec::new(),
-            calls: 0,
-            call_limit_reported: false,
             fence: Fence {
                 at_line_start: true,
                 open: None,
@@ -249,17 +232,9 @@ impl ToolXml {
         }
     }
 
-    pub(crate) fn set_argument_deltas(&mut self, on: bool) {
-        self.emit_deltas = on;
-    }
-
-    pub(crate) fn options(&self) -> &ParseOptions {
-        &self.opts
-    }
-
     /// Reads `w` (absolute offset `base`) from where it stopped; returns the first absolute
     /// offset it still needs. With `is_final`, ends everything that is open.
-    pub(crate) fn run(
+    fn run_window(
         &mut self,
         w: &str,
         base: usize,
@@ -294,14 +269,14 @@ impl ToolXml {
             Mode::Skip => self
                 .call
                 .as_ref()
-                .and_then(|c| c.snippet_at)
+                .and_then(|c| c.core.snippet_at)
                 .map_or(self.pos, |at| at.min(self.pos)),
-            Mode::Prose => self.pos.min(self.prose_start),
+            Mode::Prose => self.pos.min(self.asm.prose_start),
             _ => self
                 .call
                 .as_ref()
-                .map_or(self.pos, |c| c.start.min(self.pos))
-                .min(self.prose_start),
+                .map_or(self.pos, |c| c.core.start.min(self.pos))
+                .min(self.asm.prose_start),
         }
     }
 
@@ -312,26 +287,24 @@ impl ToolXml {
             Mode::Prose | Mode::AfterToolTag => {
                 self.call = None;
                 self.pos = end;
-                self.emit_prose(w, base, end, out);
+                self.asm.emit_prose(w, base, end, out);
             }
             _ => {
                 if let Some(mut call) = self.call.take() {
-                    if call.error.is_none() {
-                        let at = self.locator.locate(w, base, call.start);
-                        let mut e = ParseError::new(
-                            ErrorKind::UnterminatedCall,
-                            "the input ended before </tool> closed the call",
-                            at,
-                        )
-                        .with_snippet(&w[call.start - base..]);
-                        e.partial = ending::partial_arguments(&call);
-                        call.error = Some(e);
-                    }
+                    let partial = ending::partial_arguments(&call);
+                    self.asm.unterminated(
+                        w,
+                        base,
+                        &mut call.core,
+                        "the input ended before </tool> closed the call",
+                        end,
+                        partial,
+                    );
                     self.emit_call(w, base, *call, end, out);
                 }
                 self.mode = Mode::Prose;
                 self.pos = end;
-                self.prose_start = end;
+                self.asm.prose_start = end;
             }
         }
     }

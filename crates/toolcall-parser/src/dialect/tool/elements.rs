@@ -22,7 +22,7 @@ impl ToolXml {
         };
         // Nothing past the call's `max_call_bytes` is read, so the limit is hit at the same
         // place (and after the same lexemes) however the input was split.
-        let cap = call.start + self.opts.limits.max_call_bytes + 1;
+        let cap = call.core.start + self.asm.opts.limits.max_call_bytes + 1;
         let capped = base + w.len() > cap;
         let (w, is_final) = if capped {
             let mut end = cap - base;
@@ -35,12 +35,12 @@ impl ToolXml {
         };
         let mut past_limit = false;
         let flow = loop {
-            if past_limit || self.pos - call.start > self.opts.limits.max_call_bytes {
+            if past_limit || self.pos - call.core.start > self.asm.opts.limits.max_call_bytes {
                 let msg = format!(
                     "the call is longer than {} bytes",
-                    self.opts.limits.max_call_bytes
+                    self.asm.opts.limits.max_call_bytes
                 );
-                let at = call.start;
+                let at = call.core.start;
                 self.fail(w, base, &mut call, ErrorKind::LimitExceeded, msg, at);
                 break Flow::Again;
             }
@@ -105,11 +105,12 @@ impl ToolXml {
         }
         top.refs |= refs;
         let is_value = top.role == Role::Value;
-        if self.emit_deltas
+        if self.asm.emit_deltas
             && call.at_top_level_argument()
-            && let Some(Node::Text(t)) = call.stack[2].element.children.last()
+            && let [_, _, argument] = call.stack.as_slice()
+            && let Some(Node::Text(t)) = argument.element.children.last()
         {
-            call.delta.push_str(&t[t.len() - appended..]);
+            call.core.delta.push_str(&t[t.len() - appended..]);
         }
         for &at in &bare {
             self.repair(w, base, call, RepairKind::BareAmpersand, at);
@@ -204,8 +205,8 @@ impl ToolXml {
                 if role == Role::Value {
                     self.count_argument_bytes(w, base, call, t.len(), at)?;
                 }
-                if call.at_top_level_argument() && self.emit_deltas {
-                    call.delta.push_str(t);
+                if call.at_top_level_argument() && self.asm.emit_deltas {
+                    call.core.delta.push_str(t);
                 }
                 call.top().push_cdata(t);
             }
@@ -252,8 +253,8 @@ impl ToolXml {
         if call.top().role == Role::Value {
             self.count_argument_bytes(w, base, call, t.len(), at)?;
         }
-        if call.at_top_level_argument() && self.emit_deltas {
-            call.delta.push_str(t);
+        if call.at_top_level_argument() && self.asm.emit_deltas {
+            call.core.delta.push_str(t);
         }
         let top = call.top();
         if !top.has_text && !is_blank(t) {
@@ -271,19 +272,14 @@ impl ToolXml {
         n: usize,
         at: usize,
     ) -> Option<()> {
-        call.argument_bytes += n;
-        if call.argument_bytes > self.opts.limits.max_argument_bytes {
-            let msg = format!(
-                "an argument is longer than {} bytes",
-                self.opts.limits.max_argument_bytes
-            );
-            // Reported at the argument's start tag: where the count crossed the limit depends
-            // on how the input was split.
-            let start = call.argument_starts.last().map_or(at, |a| a.1);
-            self.fail(w, base, call, ErrorKind::LimitExceeded, msg, start);
-            return None;
+        if self
+            .asm
+            .count_argument_bytes(w, base, &mut call.core, n, at)
+        {
+            return Some(());
         }
-        Some(())
+        self.mode = Mode::Skip;
+        None
     }
 
     pub(super) fn start_tag(
@@ -302,8 +298,8 @@ impl ToolXml {
         let parent_role = call.top().role;
         let role = match parent_role {
             Role::Tool => match tag.name {
-                "server_name" if call.server_name.is_none() => Role::ServerName,
-                "tool_name" if call.tool_name.is_none() => Role::ToolName,
+                "server_name" if call.core.server_name.is_none() => Role::ServerName,
+                "tool_name" if call.core.tool_name.is_none() => Role::ToolName,
                 "arguments" if call.arguments.is_none() => Role::Arguments,
                 "server_name" | "tool_name" | "arguments" => {
                     let msg = format!("<{}> appears twice in the call", tag.name);
@@ -327,10 +323,10 @@ impl ToolXml {
             }
             Role::Arguments | Role::Value => Role::Value,
         };
-        if call.stack.len() >= self.opts.limits.max_depth {
+        if call.stack.len() >= self.asm.opts.limits.max_depth {
             let msg = format!(
                 "elements are nested deeper than {} levels",
-                self.opts.limits.max_depth
+                self.asm.opts.limits.max_depth
             );
             return Some(self.fail(w, base, call, ErrorKind::LimitExceeded, msg, at));
         }
@@ -342,25 +338,24 @@ impl ToolXml {
                 .collect();
         }
         // Attributes count as elements: each is a node of the tree too (` a=""` is 5 bytes).
-        call.elements += 1 + frame.element.attributes.len();
-        if call.elements > self.opts.limits.max_elements {
+        call.core.elements += 1 + frame.element.attributes.len();
+        if call.core.elements > self.asm.opts.limits.max_elements {
             let msg = format!(
                 "the call has more than {} elements and attributes",
-                self.opts.limits.max_elements
+                self.asm.opts.limits.max_elements
             );
             return Some(self.fail(w, base, call, ErrorKind::LimitExceeded, msg, at));
         }
         let parent = call.top();
         frame.tentative = parent.role == Role::Value && parent.has_text;
         if parent_role == Role::Arguments {
-            call.argument_starts.push((tag.name.to_owned(), at, at + n));
-            call.argument_bytes = 0;
-            if self.emit_deltas {
-                call.delta_argument = Some(Arc::from(tag.name));
+            call.core.argument_started(tag.name, at, at + n);
+            if self.asm.emit_deltas {
+                call.core.delta_argument = Some(Arc::from(tag.name));
             }
         }
         if tag.self_closing {
-            frame.element.content_span = Some(at + n - call.start..at + n - call.start);
+            frame.element.content_span = Some(at + n - call.core.start..at + n - call.core.start);
             self.close_frame(w, base, call, frame, at + n, out)
         } else {
             call.stack.push(frame);
@@ -440,7 +435,8 @@ impl ToolXml {
         out: &mut Vec<StreamEvent>,
     ) -> Option<Flow> {
         if frame.element.content_span.is_none() {
-            frame.element.content_span = Some(frame.content_start - call.start..at - call.start);
+            frame.element.content_span =
+                Some(frame.content_start - call.core.start..at - call.core.start);
         }
         match frame.role {
             Role::Tool => {
@@ -452,25 +448,25 @@ impl ToolXml {
                 return Some(Flow::Again);
             }
             Role::ServerName => {
-                call.server_name =
+                call.core.server_name =
                     Some(xml_fallback::text::element_value(&frame.element).into_owned());
             }
             Role::ToolName => {
                 let name = xml_fallback::text::element_value(&frame.element).into_owned();
-                if self.progress {
+                if self.asm.progress {
                     out.push(StreamEvent::ToolName {
-                        index: call.index,
+                        index: call.core.index,
                         tool_name: name.clone(),
                     });
                 }
-                call.tool_name = Some(name);
+                call.core.tool_name = Some(name);
             }
             Role::Arguments => call.arguments = Some(frame.element),
             Role::Value => {
                 let parent_is_arguments = call.top().role == Role::Arguments;
                 if parent_is_arguments {
                     self.flush_delta_of(call, &frame.element.name, out);
-                    call.delta_argument = None;
+                    call.core.delta_argument = None;
                     let encoding = if frame.element.has_child_elements() {
                         Encoding::Structured
                     } else {
@@ -482,12 +478,12 @@ impl ToolXml {
                         }
                     };
                     // One entry per argument: a repeated (array) argument keeps its first.
-                    if !call
-                        .encodings
-                        .iter()
-                        .any(|e| e.argument == frame.element.name)
-                    {
-                        call.encodings.push(ArgumentEncoding {
+                    let first = call
+                        .core
+                        .argument_start(&frame.element.name)
+                        .is_none_or(|(at, _)| at == frame.tag_start);
+                    if first {
+                        call.core.encodings.push(ArgumentEncoding {
                             argument: frame.element.name.clone(),
                             encoding,
                         });

@@ -1,10 +1,9 @@
 //! Prose between calls: finding where a call begins, Markdown fences, holding back only the
 //! bytes that could still begin `<tool>`.
 
-use super::super::legacy_json::JsonScanner;
 use super::*;
-use crate::error::{ErrorKind, ParseError};
 use crate::event::StreamEvent;
+use crate::json_scan::JsonScanner;
 use crate::lexer::Lexeme;
 use memchr::{memchr, memchr2};
 
@@ -17,17 +16,17 @@ impl ToolXml {
         out: &mut Vec<StreamEvent>,
     ) -> Flow {
         let bytes = w.as_bytes();
-        let track_fences = self.opts.ignore_fenced_calls;
+        let track_fences = self.asm.opts.ignore_fenced_calls;
         loop {
             let rel = self.pos - base;
             if rel >= bytes.len() {
-                self.emit_prose(w, base, self.pos, out);
+                self.asm.emit_prose(w, base, self.pos, out);
                 return Flow::Stop;
             }
             if track_fences && self.fence.at_line_start {
                 match fence_marker(&bytes[rel..], is_final) {
                     FenceMarker::NeedMore => {
-                        self.emit_prose(w, base, self.pos, out);
+                        self.asm.emit_prose(w, base, self.pos, out);
                         return Flow::Stop;
                     }
                     FenceMarker::None => self.fence.at_line_start = false,
@@ -48,7 +47,7 @@ impl ToolXml {
             };
             let Some(i) = hit else {
                 self.pos = base + bytes.len();
-                self.emit_prose(w, base, self.pos, out);
+                self.asm.emit_prose(w, base, self.pos, out);
                 return Flow::Stop;
             };
             let at = rel + i;
@@ -60,7 +59,7 @@ impl ToolXml {
             match probe_tool_tag(&bytes[at..], is_final) {
                 Probe::NeedMore => {
                     self.pos = base + at;
-                    self.emit_prose(w, base, self.pos, out);
+                    self.asm.emit_prose(w, base, self.pos, out);
                     return Flow::Stop;
                 }
                 Probe::No => {
@@ -72,34 +71,19 @@ impl ToolXml {
             match self.lexer.next(w, at, base, is_final) {
                 None => {
                     self.pos = base + at;
-                    self.emit_prose(w, base, self.pos, out);
+                    self.asm.emit_prose(w, base, self.pos, out);
                     return Flow::Stop;
                 }
                 Some((Lexeme::StartTag(tag), n)) if tag.name == TOOL && !tag.self_closing => {
                     let fenced = track_fences && self.fence.open.is_some();
-                    if fenced || self.calls >= self.opts.limits.max_calls {
-                        if !fenced && !self.call_limit_reported {
-                            self.call_limit_reported = true;
-                            self.emit_prose(w, base, base + at, out);
-                            let p = self.locator.locate(w, base, base + at);
-                            out.push(StreamEvent::Error {
-                                error: Box::new(ParseError::new(
-                                    ErrorKind::LimitExceeded,
-                                    format!(
-                                        "more than {} calls in one response; the rest are left as prose",
-                                        self.opts.limits.max_calls
-                                    ),
-                                    p,
-                                )),
-                            });
-                        }
+                    if fenced || !self.asm.may_begin_call(w, base, base + at, out) {
                         self.pos = base + at + n;
                         continue;
                     }
                     // The prose before `<tool>` is certain now, call or not.
-                    self.emit_prose(w, base, base + at, out);
+                    self.asm.emit_prose(w, base, base + at, out);
                     self.call = Some(Box::new(CallState::new(
-                        self.calls,
+                        self.asm.next_index(),
                         base + at,
                         base + at + n,
                     )));
@@ -111,21 +95,6 @@ impl ToolXml {
                     self.pos = base + at + 1;
                 }
             }
-        }
-    }
-
-    pub(super) fn emit_prose(
-        &mut self,
-        w: &str,
-        base: usize,
-        upto: usize,
-        out: &mut Vec<StreamEvent>,
-    ) {
-        if upto > self.prose_start {
-            out.push(StreamEvent::Prose {
-                text: w[self.prose_start - base..upto - base].to_owned(),
-            });
-            self.prose_start = upto;
         }
     }
 
@@ -152,18 +121,19 @@ impl ToolXml {
         let at = rel + i;
         match bytes[at] {
             b'<' | b'{' => {
-                let start = self.call.as_ref().map_or(base + at, |c| c.start);
-                self.emit_prose(w, base, start, out);
-                self.prose_start = start;
-                self.calls += 1;
-                let call = self.call.as_mut().expect("a call is open after <tool>");
-                if self.progress {
-                    out.push(StreamEvent::CallStarted { index: call.index });
-                }
+                let Some(call) = self.call.as_mut() else {
+                    self.mode = Mode::Prose;
+                    return Flow::Again;
+                };
+                self.asm.begin_call(w, base, &call.core, out);
                 self.pos = base + at;
                 if bytes[at] == b'<' {
-                    call.stack
-                        .push(Frame::new(TOOL, Role::Tool, call.start, call.tag_end));
+                    call.stack.push(Frame::new(
+                        TOOL,
+                        Role::Tool,
+                        call.core.start,
+                        call.core.tag_end,
+                    ));
                     self.mode = Mode::Xml;
                 } else {
                     self.mode = Mode::Json {
@@ -180,7 +150,7 @@ impl ToolXml {
     /// `<tool>` followed by text: prose after all (`the <tool> tag`).
     pub(super) fn not_a_call(&mut self) {
         if let Some(call) = self.call.take() {
-            self.pos = call.tag_end;
+            self.pos = call.core.tag_end;
         }
         self.mode = Mode::Prose;
     }

@@ -1,0 +1,606 @@
+//! Call assembly, written once for every dialect.
+//!
+//! A dialect's grammar knows where a call begins, what its name and arguments are and where it
+//! ends. Everything else is here: the options and limits, positions, prose between calls, the
+//! call index and the call limit, repairs and errors (with their snippets), argument deltas, the
+//! partial arguments of a truncated call, and turning a call's parts into a typed [`ToolCall`]
+//! (schema coercion of an element tree, typing of raw text, or JSON as it is).
+//!
+//! The grammar owns an [`Assembler`] and one [`CallCore`] per open call; it never builds a
+//! `ToolCall` or a `ParseError` itself, so every dialect reports alike.
+
+use crate::call::{ArgumentEncoding, Repair, RepairKind, ToolCall};
+use crate::dialect::Dialect;
+use crate::error::{ErrorKind, ParseError};
+use crate::event::StreamEvent;
+use crate::locate::Locator;
+use crate::options::ParseOptions;
+use arg_types::{Map, Value};
+use std::collections::HashMap;
+use std::sync::Arc;
+use xml_fallback::tree::Element;
+
+/// What every dialect shares while it reads: options, positions, prose, the call count.
+#[derive(Debug)]
+pub(crate) struct Assembler {
+    pub(crate) opts: ParseOptions,
+    pub(crate) locator: Locator,
+    pub(crate) dialect: Dialect,
+    /// Whether to report argument deltas.
+    pub(crate) emit_deltas: bool,
+    /// Whether to report `CallStarted` and `ToolName`; one-shot parsing folds them away.
+    pub(crate) progress: bool,
+    /// Absolute offset of prose not yet emitted.
+    pub(crate) prose_start: usize,
+    /// Calls begun so far.
+    calls: usize,
+    call_limit_reported: bool,
+}
+
+/// The parts of one call that do not depend on the dialect.
+#[derive(Debug, Default)]
+pub(crate) struct CallCore {
+    pub(crate) index: usize,
+    /// Absolute offset of the call's first byte (its opening marker).
+    pub(crate) start: usize,
+    /// Absolute offset after the opening marker.
+    pub(crate) tag_end: usize,
+    pub(crate) server_name: Option<String>,
+    pub(crate) tool_name: Option<String>,
+    pub(crate) repairs: Vec<Repair>,
+    pub(crate) encodings: Vec<ArgumentEncoding>,
+    pub(crate) error: Option<ParseError>,
+    /// Where the error's snippet starts, until the snippet is filled in.
+    pub(crate) snippet_at: Option<usize>,
+    /// Decoded bytes of the argument being read.
+    pub(crate) argument_bytes: usize,
+    /// Elements (or arguments) read in the call, for `max_elements`.
+    pub(crate) elements: usize,
+    /// Argument text decoded since the last delta event, and the name of the argument it belongs
+    /// to (made once per argument, shared by its deltas).
+    pub(crate) delta: String,
+    pub(crate) delta_argument: Option<Arc<str>>,
+    /// Top-level arguments in order: name, offset of the start tag, offset after it.
+    argument_starts: Vec<(String, usize, usize)>,
+    /// The first start of each argument name, by name: lookups stay O(1) with many names.
+    first_start: HashMap<String, usize>,
+}
+
+impl CallCore {
+    pub(crate) fn new(index: usize, start: usize, tag_end: usize) -> Self {
+        CallCore {
+            index,
+            start,
+            tag_end,
+            ..CallCore::default()
+        }
+    }
+
+    /// Records that a top-level argument `name` begins at `at` (its start tag ends at `end`).
+    pub(crate) fn argument_started(&mut self, name: &str, at: usize, end: usize) {
+        self.first_start
+            .entry(name.to_owned())
+            .or_insert(self.argument_starts.len());
+        self.argument_starts.push((name.to_owned(), at, end));
+        self.argument_bytes = 0;
+    }
+
+    /// Where the argument `name` first began: its start tag's offset and the offset after it.
+    pub(crate) fn argument_start(&self, name: &str) -> Option<(usize, usize)> {
+        let &i = self.first_start.get(name)?;
+        let (_, at, end) = self.argument_starts[i];
+        Some((at, end))
+    }
+
+    /// Where the last argument began.
+    pub(crate) fn last_argument_start(&self) -> Option<usize> {
+        self.argument_starts.last().map(|a| a.1)
+    }
+
+    /// Whether an argument of this name was already begun.
+    pub(crate) fn has_argument(&self, name: &str) -> bool {
+        self.first_start.contains_key(name)
+    }
+}
+
+/// A finished call's arguments, as its dialect read them.
+#[derive(Debug)]
+pub(crate) enum Arguments {
+    /// Elements (`<tool>`'s `<arguments>`): typed by the schema, else by inference.
+    Tree(Element),
+    /// Raw text per argument (the Qwen3-Coder family): typed by the schema, else kept as text.
+    Raw(Vec<RawArgument>),
+    /// JSON as written (the legacy `<tool>{…}</tool>` form, Hermes).
+    Json(Map),
+}
+
+/// One argument written as raw text.
+#[derive(Debug, Clone)]
+pub(crate) struct RawArgument {
+    pub(crate) name: String,
+    pub(crate) text: String,
+    /// Absolute offset of the argument's opening tag.
+    pub(crate) at: usize,
+}
+
+impl Assembler {
+    pub(crate) fn new(opts: ParseOptions, dialect: Dialect, progress: bool) -> Self {
+        Assembler {
+            opts,
+            locator: Locator::default(),
+            dialect,
+            emit_deltas: progress,
+            progress,
+            prose_start: 0,
+            calls: 0,
+            call_limit_reported: false,
+        }
+    }
+
+    // ----- prose and the call count -----------------------------------------------------------
+
+    /// Emits the prose from the last emitted byte up to absolute offset `upto`.
+    pub(crate) fn emit_prose(
+        &mut self,
+        w: &str,
+        base: usize,
+        upto: usize,
+        out: &mut Vec<StreamEvent>,
+    ) {
+        if upto > self.prose_start {
+            out.push(StreamEvent::Prose {
+                text: w[self.prose_start - base..upto - base].to_owned(),
+            });
+            self.prose_start = upto;
+        }
+    }
+
+    /// The index the next call will get.
+    pub(crate) fn next_index(&self) -> usize {
+        self.calls
+    }
+
+    /// Whether another call may begin. When not, the first refusal emits the prose before `at`
+    /// and one `limit_exceeded` error; the caller leaves the call as prose.
+    pub(crate) fn may_begin_call(
+        &mut self,
+        w: &str,
+        base: usize,
+        at: usize,
+        out: &mut Vec<StreamEvent>,
+    ) -> bool {
+        if self.calls < self.opts.limits.max_calls {
+            return true;
+        }
+        if !self.call_limit_reported {
+            self.call_limit_reported = true;
+            self.emit_prose(w, base, at, out);
+            let p = self.locator.locate(w, base, at);
+            out.push(StreamEvent::Error {
+                error: Box::new(ParseError::new(
+                    ErrorKind::LimitExceeded,
+                    format!(
+                        "more than {} calls in one response; the rest are left as prose",
+                        self.opts.limits.max_calls
+                    ),
+                    p,
+                )),
+            });
+        }
+        false
+    }
+
+    /// A call begins for certain: the prose before it is emitted, `CallStarted` reported.
+    pub(crate) fn begin_call(
+        &mut self,
+        w: &str,
+        base: usize,
+        core: &CallCore,
+        out: &mut Vec<StreamEvent>,
+    ) {
+        self.emit_prose(w, base, core.start, out);
+        self.prose_start = core.start;
+        self.calls += 1;
+        if self.progress {
+            out.push(StreamEvent::CallStarted { index: core.index });
+        }
+    }
+
+    /// Reports the tool's name once it is complete.
+    pub(crate) fn tool_name_known(&self, core: &CallCore, out: &mut Vec<StreamEvent>) {
+        if self.progress
+            && let Some(name) = &core.tool_name
+        {
+            out.push(StreamEvent::ToolName {
+                index: core.index,
+                tool_name: name.clone(),
+            });
+        }
+    }
+
+    // ----- repairs and errors -----------------------------------------------------------------
+
+    /// Records a repair at absolute offset `at`.
+    pub(crate) fn repair(
+        &mut self,
+        w: &str,
+        base: usize,
+        core: &mut CallCore,
+        kind: RepairKind,
+        at: usize,
+    ) {
+        let p = self.locator.locate(w, base, at);
+        #[cfg(feature = "tracing")]
+        tracing::debug!(
+            kind = kind.as_str(),
+            line = p.line,
+            column = p.column,
+            "tool call repair"
+        );
+        core.repairs.push(Repair::new(kind, p));
+    }
+
+    /// Records the call's first error, at absolute offset `at`. Its snippet is filled in by
+    /// [`complete_snippet`] once its text is in the window, so errors do not depend on how the
+    /// input was split.
+    pub(crate) fn error(
+        &mut self,
+        w: &str,
+        base: usize,
+        core: &mut CallCore,
+        kind: ErrorKind,
+        message: String,
+        at: usize,
+    ) {
+        if core.error.is_some() {
+            return;
+        }
+        let p = self.locator.locate(w, base, at);
+        core.snippet_at = Some(at);
+        let mut e = ParseError::new(kind, message, p).in_dialect(self.dialect);
+        e.tool_name = core.tool_name.clone();
+        #[cfg(feature = "tracing")]
+        tracing::debug!(
+            kind = kind.as_str(),
+            line = p.line,
+            column = p.column,
+            "tool call error"
+        );
+        core.error = Some(e);
+    }
+
+    /// Marks the call unterminated (the input ended, or a new call began, at `end`), with the
+    /// arguments it had completed.
+    pub(crate) fn unterminated(
+        &mut self,
+        w: &str,
+        base: usize,
+        core: &mut CallCore,
+        message: &str,
+        end: usize,
+        partial: Option<serde_json::Value>,
+    ) {
+        if core.error.is_some() {
+            return;
+        }
+        let p = self.locator.locate(w, base, core.start);
+        let mut e = ParseError::new(ErrorKind::UnterminatedCall, message, p)
+            .in_dialect(self.dialect)
+            .with_snippet(&w[core.start - base..end - base]);
+        e.tool_name = core.tool_name.clone();
+        e.partial = partial;
+        core.error = Some(e);
+    }
+
+    /// Adds `n` decoded bytes to the argument being read; records a `limit_exceeded` error (at the
+    /// argument's start, which does not depend on chunking) and returns `false` past the limit.
+    pub(crate) fn count_argument_bytes(
+        &mut self,
+        w: &str,
+        base: usize,
+        core: &mut CallCore,
+        n: usize,
+        at: usize,
+    ) -> bool {
+        core.argument_bytes = core.argument_bytes.saturating_add(n);
+        if core.argument_bytes <= self.opts.limits.max_argument_bytes {
+            return true;
+        }
+        let msg = format!(
+            "an argument is longer than {} bytes",
+            self.opts.limits.max_argument_bytes
+        );
+        let start = core.last_argument_start().unwrap_or(at);
+        self.error(w, base, core, ErrorKind::LimitExceeded, msg, start);
+        false
+    }
+
+    /// Whether the call has run past `max_call_bytes` at absolute offset `pos`.
+    pub(crate) fn call_too_long(&self, core: &CallCore, pos: usize) -> bool {
+        pos - core.start > self.opts.limits.max_call_bytes
+    }
+
+    /// Records a `limit_exceeded` error for a call longer than `max_call_bytes`.
+    pub(crate) fn fail_too_long(&mut self, w: &str, base: usize, core: &mut CallCore) {
+        let msg = format!(
+            "the call is longer than {} bytes",
+            self.opts.limits.max_call_bytes
+        );
+        let at = core.start;
+        self.error(w, base, core, ErrorKind::LimitExceeded, msg, at);
+    }
+
+    // ----- argument deltas --------------------------------------------------------------------
+
+    /// Pushes the text decoded since the last delta, if any, as an event of argument `name`.
+    pub(crate) fn push_delta(&self, core: &mut CallCore, name: &str, out: &mut Vec<StreamEvent>) {
+        if core.delta.is_empty() {
+            return;
+        }
+        let argument = core
+            .delta_argument
+            .as_ref()
+            .map_or_else(|| Arc::from(name), Arc::clone);
+        debug_assert_eq!(*argument, *name);
+        out.push(StreamEvent::ArgumentDelta {
+            index: core.index,
+            argument,
+            text: take_delta(&mut core.delta),
+        });
+    }
+
+    // ----- finishing --------------------------------------------------------------------------
+
+    /// Emits the finished call at absolute offset `end`: the error it had, or the call built
+    /// from its parts.
+    pub(crate) fn finish_call(
+        &mut self,
+        w: &str,
+        base: usize,
+        mut core: CallCore,
+        arguments: Arguments,
+        end: usize,
+        out: &mut Vec<StreamEvent>,
+    ) {
+        complete_snippet(w, base, &mut core, end, Some(end));
+        let index = core.index;
+        let result = match core.error.take() {
+            Some(e) => Err(Box::new(e)),
+            None => self.build_call(w, base, core, arguments, end).map(Box::new),
+        };
+        out.push(StreamEvent::CallFinished { index, result });
+    }
+
+    fn missing_tool_name(
+        &mut self,
+        w: &str,
+        base: usize,
+        core: &CallCore,
+        end: usize,
+    ) -> ParseError {
+        let p = self.locator.locate(w, base, core.start);
+        let message = match self.dialect {
+            Dialect::Tool => "the call has no <tool_name>, or it is empty",
+            _ => "the call names no tool, or an empty one",
+        };
+        ParseError::new(ErrorKind::MissingToolName, message, p)
+            .in_dialect(self.dialect)
+            .with_snippet(&w[core.start - base..end - base])
+    }
+
+    /// An error for an argument that does not fit the schema, at the argument's start tag.
+    fn invalid_argument(
+        &mut self,
+        w: &str,
+        base: usize,
+        core: &CallCore,
+        tool_name: String,
+        path: &str,
+        message: String,
+    ) -> Box<ParseError> {
+        let first = path.split(['.', '[']).next().unwrap_or_default();
+        let (at, tag_end) = core
+            .argument_start(first)
+            .unwrap_or((core.start, core.tag_end));
+        let p = self.locator.locate(w, base, at);
+        let mut err = ParseError::new(ErrorKind::InvalidArgument, message, p)
+            .in_dialect(self.dialect)
+            .with_snippet(&w[at - base..tag_end - base]);
+        err.tool_name = Some(tool_name);
+        Box::new(err)
+    }
+
+    /// The finished call from its parts, or why it cannot be one.
+    fn build_call(
+        &mut self,
+        w: &str,
+        base: usize,
+        mut core: CallCore,
+        arguments: Arguments,
+        end: usize,
+    ) -> Result<ToolCall, Box<ParseError>> {
+        let Some(tool_name) = core.tool_name.take().filter(|t| !t.is_empty()) else {
+            return Err(Box::new(self.missing_tool_name(w, base, &core, end)));
+        };
+        let schema = self
+            .opts
+            .schemas
+            .as_ref()
+            .and_then(|s| s.get(&tool_name))
+            .cloned();
+        let source = &w[core.start - base..end - base];
+        let mut legacy_json = false;
+        let arguments = match arguments {
+            Arguments::Json(map) => {
+                legacy_json = self.dialect == Dialect::Tool;
+                map
+            }
+            Arguments::Tree(args) => match &schema {
+                None => arg_types::tree::arguments_from_element_owned(args, Some(source)),
+                Some(schema) => {
+                    let map = match arg_types::schema::coerce_arguments(&args, schema, Some(source))
+                    {
+                        Ok(map) => map,
+                        Err(e) => {
+                            let path = e.path.clone();
+                            return Err(self.invalid_argument(
+                                w,
+                                base,
+                                &core,
+                                tool_name,
+                                &path,
+                                e.to_string(),
+                            ));
+                        }
+                    };
+                    for child in args.child_elements() {
+                        if child.has_child_elements()
+                            && matches!(map.get(&child.name), Some(Value::String(_)))
+                        {
+                            let at = core
+                                .argument_start(&child.name)
+                                .map_or(core.start, |(at, _)| at);
+                            self.repair(w, base, &mut core, RepairKind::MarkupAsString, at);
+                        }
+                    }
+                    map
+                }
+            },
+            Arguments::Raw(raw) => self.type_raw(w, base, &mut core, raw, schema.as_ref()),
+        };
+        Ok(ToolCall {
+            server_name: server_name(core.server_name.take()),
+            tool_name,
+            arguments,
+            repairs: core.repairs,
+            encodings: core.encodings,
+            legacy_json,
+            span: core.start..end,
+        })
+    }
+
+    /// The arguments a truncated call had completed, typed as the finished call would be, as
+    /// JSON.
+    pub(crate) fn partial_raw(&self, core: &CallCore, args: &[RawArgument]) -> serde_json::Value {
+        let schema = core
+            .tool_name
+            .as_deref()
+            .and_then(|t| self.opts.schemas.as_ref()?.get(t));
+        let mut map = serde_json::Map::new();
+        for arg in args {
+            let property = schema
+                .and_then(|s| s.get("properties"))
+                .and_then(|p| p.get(&arg.name));
+            let (value, _) = interim_type_raw(arg.text.clone(), property);
+            map.insert(arg.name.clone(), serde_json::Value::from(value));
+        }
+        serde_json::Value::Object(map)
+    }
+
+    /// Types arguments written as raw text by the tool's schema; a value that fits none of its
+    /// types stays a string, with a repair recorded (one bad value never drops a call).
+    fn type_raw(
+        &mut self,
+        w: &str,
+        base: usize,
+        core: &mut CallCore,
+        raw: Vec<RawArgument>,
+        schema: Option<&serde_json::Value>,
+    ) -> Map {
+        let mut map = Map::with_capacity(raw.len());
+        for arg in raw {
+            let property = schema
+                .and_then(|s| s.get("properties"))
+                .and_then(|p| p.get(&arg.name));
+            let (value, fits) = interim_type_raw(arg.text, property);
+            if !fits {
+                self.repair(w, base, core, RepairKind::ValueAsString, arg.at);
+            }
+            map.insert(arg.name, value);
+        }
+        map
+    }
+}
+
+/// The delta's text. A short one (a streamed chunk's few bytes) is copied into a string of its
+/// own size and the buffer kept for the next chunk, which costs less than growing a fresh
+/// string; a long one is moved out, so a large chunk is never held twice.
+fn take_delta(delta: &mut String) -> String {
+    if delta.len() > 64 {
+        return std::mem::take(delta);
+    }
+    let text = delta.as_str().to_owned();
+    delta.clear();
+    text
+}
+
+/// Fills in the snippet of the call's error once its text is read: 60 characters, or up to the
+/// call's `end`, whichever comes first. Only text already lexed (before `pos`) counts: text
+/// beyond it may still turn out to follow the call's end.
+pub(crate) fn complete_snippet(
+    w: &str,
+    base: usize,
+    core: &mut CallCore,
+    pos: usize,
+    end: Option<usize>,
+) {
+    let Some(at) = core.snippet_at else { return };
+    let available = &w[at - base..end.unwrap_or(pos) - base];
+    if end.is_some() || available.chars().nth(crate::error::SNIPPET_CHARS).is_some() {
+        if let Some(e) = core.error.as_mut() {
+            e.snippet = crate::error::snippet(available);
+        }
+        core.snippet_at = None;
+    }
+}
+
+/// The server name a call gets: `local` when it names none.
+fn server_name(s: Option<String>) -> String {
+    s.filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "local".to_owned())
+}
+
+/// Raw text typed by a property schema (interim, until arg-types' raw-text typing lands).
+fn interim_type_raw(text: String, property: Option<&serde_json::Value>) -> (Value, bool) {
+    let Some(property) = property else {
+        return (Value::String(text), true);
+    };
+    let types: Vec<&str> = match property.get("type") {
+        Some(serde_json::Value::String(t)) => vec![t.as_str()],
+        Some(serde_json::Value::Array(ts)) => ts.iter().filter_map(|t| t.as_str()).collect(),
+        _ => Vec::new(),
+    };
+    if types.is_empty() || types.contains(&"string") {
+        return (Value::String(text), true);
+    }
+    let t = text.trim();
+    for ty in types {
+        let v = match ty {
+            "integer" => t.parse::<i64>().ok().map(Value::Int),
+            "number" => t.parse::<i64>().ok().map(Value::Int).or_else(|| {
+                t.parse::<f64>()
+                    .ok()
+                    .filter(|f| f.is_finite())
+                    .map(Value::Float)
+            }),
+            "boolean" => match t {
+                "true" | "True" => Some(Value::Bool(true)),
+                "false" | "False" => Some(Value::Bool(false)),
+                _ => None,
+            },
+            "null" => matches!(t, "null" | "None").then_some(Value::Null),
+            "object" | "array" => serde_json::from_str::<serde_json::Value>(t)
+                .ok()
+                .filter(|j| j.is_object() == (ty == "object") && j.is_array() == (ty == "array"))
+                .map(Value::from),
+            _ => None,
+        };
+        if let Some(v) = v {
+            return (v, true);
+        }
+    }
+    if matches!(t, "null" | "None") {
+        return (Value::Null, true);
+    }
+    (Value::String(text), false)
+}

@@ -1,0 +1,1229 @@
+//! The Qwen3-Coder family (Qwen3-Coder, Qwen3.5+, Nemotron-3 Nano; Seed-OSS under its own block
+//! marker): docs/FORMAT.md §9.
+//!
+//! ```text
+//! <tool_call>
+//! <function=write_file>
+//! <parameter=path>
+//! a.rs
+//! </parameter>
+//! </function>
+//! </tool_call>
+//! ```
+//!
+//! Values are raw text (the lexer's raw mode): one layout newline after `<parameter=…>` and one
+//! before `</parameter>` are dropped, every other byte is kept. Close tags inside a value are
+//! structural only when what follows them is (the [`State::Closing`] lookahead), so code that
+//! writes `</parameter>` is not cut short.
+//!
+//! ```text
+//!  Prose ──<tool_call>──► Opened ──<function=f>──► Function ◄──────────────┐
+//!    │                                 ▲            │  │ <parameter=p>       │ </parameter>
+//!    └──<function=f>──► Bare ──────────┘            │  ▼                     │ (structural)
+//!                                                   │  Value ──close tag──► Closing
+//!                        AfterFunction ◄─</function>┘
+//! ```
+
+use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
+use crate::call::{ArgumentEncoding, Encoding, RepairKind};
+use crate::dialect::{Dialect, Grammar};
+use crate::error::ErrorKind;
+use crate::event::StreamEvent;
+use crate::lexer::{Lexeme, Lexer, Tag};
+use crate::names::{is_placeholder, is_valid_name};
+use crate::options::ParseOptions;
+use memchr::{memchr, memmem};
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+/// The markers that differ between members of the family.
+#[derive(Debug)]
+pub(crate) struct Markers {
+    /// The block's element name: `tool_call`, or `seed:tool_call`.
+    block: &'static str,
+    /// `<` and the block's name, for probing prose.
+    block_probe: &'static str,
+}
+
+/// Qwen3-Coder's markers.
+pub(crate) const QWEN3_CODER: Markers = Markers {
+    block: "tool_call",
+    block_probe: "<tool_call",
+};
+
+/// Seed-OSS's markers.
+pub(crate) const SEED_OSS: Markers = Markers {
+    block: "seed:tool_call",
+    block_probe: "<seed:tool_call",
+};
+
+const FUNCTION: &str = "function";
+const PARAMETER: &str = "parameter";
+const FUNCTION_PROBE: &str = "<function=";
+
+/// The window being read: text, its absolute offset, and whether it ends the input.
+#[derive(Debug, Clone, Copy)]
+struct Input<'w> {
+    w: &'w str,
+    base: usize,
+    is_final: bool,
+}
+
+impl Input<'_> {
+    fn end(&self) -> usize {
+        self.base + self.w.len()
+    }
+
+    fn bytes(&self) -> &[u8] {
+        self.w.as_bytes()
+    }
+}
+
+/// What a handler tells the dispatcher.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Again,
+    Stop,
+}
+
+/// The grammar's state; each variant holds what it needs.
+#[derive(Debug, Default)]
+enum State {
+    /// Between calls.
+    #[default]
+    Prose,
+    /// The block's opening tag at `at..end`: blanks, then `<function=…>` begins a call.
+    Opened { at: usize, end: usize },
+    /// `<function=…>` with no block opener: a call only if a parameter or `</function>` follows.
+    Bare { call: Box<Call> },
+    /// Inside `<function=…>`, between parameters.
+    Function { call: Box<Call> },
+    /// Inside a parameter's value.
+    Value { call: Box<Call>, param: Param },
+    /// A close tag inside a value: structural or text, as what follows decides.
+    Closing(Closing),
+    /// After `</function>`: blanks were scanned up to `scanned`; `</tool_call>` ends the block,
+    /// another `<function=…>` in a block is the next call, anything else is prose.
+    AfterFunction { block: bool, scanned: usize },
+    /// After an error: read to the call's end.
+    Skip { call: Box<Call> },
+}
+
+/// A close tag met inside a value, waiting for what follows it.
+#[derive(Debug)]
+struct Closing {
+    call: Box<Call>,
+    param: Param,
+    /// The close tag's bytes.
+    close: Range<usize>,
+    kind: Close,
+    /// Blanks after it were scanned up to here.
+    scanned: usize,
+}
+
+/// Which close tag a value met.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Close {
+    Parameter,
+    Function,
+    Block,
+}
+
+/// A call being read.
+#[derive(Debug)]
+struct Call {
+    core: CallCore,
+    /// Opened by the block marker, not bare.
+    block: bool,
+    args: Vec<RawArgument>,
+    /// Where each argument name is in `args`.
+    by_name: HashMap<String, usize>,
+}
+
+/// Where a needle occurs next in the input, as far as it has been scanned: kept between calls
+/// so that a value's bytes are scanned once however often the scan is asked.
+#[derive(Debug, Clone, Copy, Default)]
+struct Ahead {
+    /// The absolute offset of the next occurrence found.
+    at: Option<usize>,
+    /// No occurrence starts before this absolute offset (beyond `at`'s, if any).
+    scanned: usize,
+}
+
+impl Ahead {
+    /// The next occurrence at or after absolute offset `from` in the window.
+    fn next(
+        &mut self,
+        finder: &memmem::Finder<'static>,
+        inp: Input<'_>,
+        from: usize,
+    ) -> Option<usize> {
+        if let Some(at) = self.at.filter(|&at| at >= from) {
+            return Some(at);
+        }
+        let start = from.max(self.scanned);
+        let found = finder
+            .find(&inp.bytes()[start - inp.base..])
+            .map(|i| start + i);
+        self.at = found;
+        if found.is_none() {
+            // A needle may straddle the window's end: rescan its first bytes next time.
+            self.scanned = inp
+                .end()
+                .saturating_sub(finder.needle().len() - 1)
+                .max(start);
+        }
+        found
+    }
+}
+
+/// The needles of the value scan, built once.
+#[derive(Debug)]
+struct Finders {
+    /// `</`: a close tag.
+    close: memmem::Finder<'static>,
+    /// A line end followed by `<`: a parameter tag may begin there.
+    line: memmem::Finder<'static>,
+}
+
+impl Default for Finders {
+    fn default() -> Self {
+        Finders {
+            close: memmem::Finder::new(b"</"),
+            line: memmem::Finder::new(b"\n<"),
+        }
+    }
+}
+
+/// A parameter being read.
+#[derive(Debug)]
+struct Param {
+    name: Arc<str>,
+    /// Absolute offset of `<parameter=…>`.
+    at: usize,
+    text: String,
+    /// Whether the layout newline after the opening tag was looked for.
+    started: bool,
+    /// Bytes of `text` already delivered as argument deltas.
+    sent: usize,
+    /// The next `</` and the next line-start `<` ahead of the value scan.
+    close: Ahead,
+    line: Ahead,
+}
+
+impl Param {
+    fn at_line_start(&self) -> bool {
+        self.text.is_empty() || self.text.ends_with('\n')
+    }
+
+    /// Bytes at the end of the text that may still be the layout newline before the close tag.
+    fn held(&self) -> usize {
+        if self.text.ends_with("\r\n") {
+            2
+        } else if self.text.ends_with('\n') || self.text.ends_with('\r') {
+            1
+        } else {
+            0
+        }
+    }
+
+    /// The value: the text less one layout newline at its end.
+    fn into_value(mut self) -> String {
+        if self.text.ends_with("\r\n") {
+            self.text.truncate(self.text.len() - 2);
+        } else if self.text.ends_with('\n') {
+            self.text.pop();
+        }
+        self.text
+    }
+}
+
+/// The Qwen3-Coder grammar.
+#[derive(Debug)]
+pub(crate) struct Qwen3Coder {
+    asm: Assembler,
+    lexer: Lexer,
+    markers: &'static Markers,
+    /// Absolute offset of the next byte to read.
+    pos: usize,
+    state: State,
+    finders: Finders,
+}
+
+impl Grammar for Qwen3Coder {
+    fn run(&mut self, w: &str, base: usize, is_final: bool, out: &mut Vec<StreamEvent>) -> usize {
+        let inp = Input { w, base, is_final };
+        loop {
+            let (next, flow) = match std::mem::take(&mut self.state) {
+                State::Prose => self.prose(inp, out),
+                State::Opened { at, end } => self.opened(inp, at, end, out),
+                State::Bare { call } => self.bare(inp, call, out),
+                State::Function { call } => self.function(inp, call, out),
+                State::Value { call, param } => self.value(inp, call, param, out),
+                State::Closing(closing) => self.closing(inp, closing, out),
+                State::AfterFunction { block, scanned } => {
+                    self.after_function(inp, block, scanned, out)
+                }
+                State::Skip { call } => self.skip(inp, call, out),
+            };
+            self.state = next;
+            if flow == Flow::Stop {
+                break;
+            }
+        }
+        if is_final {
+            self.finish(inp, out);
+        }
+        self.flush_delta(out);
+        self.keep_from()
+    }
+
+    fn assembler(&mut self) -> &mut Assembler {
+        &mut self.asm
+    }
+
+    fn start_at(&mut self, at: usize) {
+        self.pos = at;
+        self.asm.prose_start = at;
+    }
+}
+
+impl Qwen3Coder {
+    pub(crate) fn new(
+        opts: ParseOptions,
+        progress: bool,
+        dialect: Dialect,
+        markers: &'static Markers,
+    ) -> Self {
+        Qwen3Coder {
+            asm: Assembler::new(opts, dialect, progress),
+            lexer: Lexer::default(),
+            markers,
+            pos: 0,
+            state: State::Prose,
+            finders: Finders::default(),
+        }
+    }
+
+    /// The first absolute offset still needed: a call's source from its start (for snippets),
+    /// else the prose not yet emitted.
+    fn keep_from(&self) -> usize {
+        let from = match &self.state {
+            State::Prose | State::AfterFunction { .. } => self.pos,
+            State::Opened { at, .. } => *at,
+            State::Bare { call }
+            | State::Function { call }
+            | State::Value { call, .. }
+            | State::Skip { call } => call.core.start,
+            State::Closing(c) => c.call.core.start,
+        };
+        from.min(self.asm.prose_start)
+    }
+
+    // ----- prose ------------------------------------------------------------------------------
+
+    fn prose(&mut self, inp: Input<'_>, out: &mut Vec<StreamEvent>) -> (State, Flow) {
+        let bytes = inp.bytes();
+        loop {
+            let rel = self.pos - inp.base;
+            let Some(i) = memchr(b'<', &bytes[rel..]) else {
+                self.pos = inp.end();
+                self.asm.emit_prose(inp.w, inp.base, self.pos, out);
+                return (State::Prose, Flow::Stop);
+            };
+            let at = rel + i;
+            let abs = inp.base + at;
+            match probe(
+                &bytes[at..],
+                &[self.markers.block_probe, FUNCTION_PROBE],
+                inp.is_final,
+            ) {
+                Probe::No => {
+                    self.pos = abs + 1;
+                    continue;
+                }
+                Probe::NeedMore => return self.hold_prose(inp, abs, out),
+                Probe::Maybe => {}
+            }
+            let Some((lexeme, n)) = self.lexer.next_raw(inp.w, at, inp.base, inp.is_final) else {
+                return self.hold_prose(inp, abs, out);
+            };
+            match lexeme {
+                Lexeme::StartTag(tag) if self.is_block_open(&tag) => {
+                    self.pos = abs + n;
+                    return (
+                        State::Opened {
+                            at: abs,
+                            end: abs + n,
+                        },
+                        Flow::Again,
+                    );
+                }
+                Lexeme::StartTag(Tag {
+                    name: FUNCTION,
+                    value: Some(name),
+                    ..
+                }) if is_valid_name(name) && self.asm.may_begin_call(inp.w, inp.base, abs, out) => {
+                    let mut call = self.new_call(abs, abs + n, false);
+                    call.core.tool_name = Some(name.to_owned());
+                    self.pos = abs + n;
+                    return (State::Bare { call }, Flow::Again);
+                }
+                _ => self.pos = abs + 1,
+            }
+        }
+    }
+
+    /// Stops before the `<` at `at`, which may still begin a marker: the prose before it is
+    /// certain.
+    fn hold_prose(
+        &mut self,
+        inp: Input<'_>,
+        at: usize,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        self.pos = at;
+        self.asm.emit_prose(inp.w, inp.base, at, out);
+        (State::Prose, Flow::Stop)
+    }
+
+    fn is_block_open(&self, tag: &Tag<'_>) -> bool {
+        tag.name == self.markers.block
+            && tag.value.is_none()
+            && tag.attributes.is_empty()
+            && !tag.self_closing
+    }
+
+    fn new_call(&self, start: usize, tag_end: usize, block: bool) -> Box<Call> {
+        Box::new(Call {
+            core: CallCore::new(self.asm.next_index(), start, tag_end),
+            block,
+            args: Vec::new(),
+            by_name: HashMap::new(),
+        })
+    }
+
+    /// After the block's opening tag: `<function=NAME>` begins the call.
+    fn opened(
+        &mut self,
+        inp: Input<'_>,
+        at: usize,
+        end: usize,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        let Some(rel) = self.skip_blanks(inp) else {
+            if inp.is_final {
+                return (State::Prose, Flow::Again);
+            }
+            return (State::Opened { at, end }, Flow::Stop);
+        };
+        let not_a_call = |this: &mut Self| {
+            this.pos = end;
+            (State::Prose, Flow::Again)
+        };
+        if inp.bytes()[rel] != b'<' {
+            return not_a_call(self);
+        }
+        let Some((lexeme, n)) = self.lexer.next_raw(inp.w, rel, inp.base, inp.is_final) else {
+            return (State::Opened { at, end }, Flow::Stop);
+        };
+        let Lexeme::StartTag(Tag {
+            name: FUNCTION,
+            value: Some(name),
+            ..
+        }) = lexeme
+        else {
+            return not_a_call(self);
+        };
+        if is_placeholder(name) || !self.asm.may_begin_call(inp.w, inp.base, at, out) {
+            return not_a_call(self);
+        }
+        let abs = inp.base + rel;
+        let mut call = self.new_call(at, abs + n, true);
+        self.pos = abs + n;
+        self.asm.begin_call(inp.w, inp.base, &call.core, out);
+        if !is_valid_name(name) {
+            let msg = format!("`{}` is not a valid tool name", crate::error::snippet(name));
+            self.asm.error(
+                inp.w,
+                inp.base,
+                &mut call.core,
+                ErrorKind::InvalidToolName,
+                msg,
+                abs,
+            );
+            return (State::Skip { call }, Flow::Again);
+        }
+        call.core.tool_name = Some(name.to_owned());
+        self.asm.tool_name_known(&call.core, out);
+        (State::Function { call }, Flow::Again)
+    }
+
+    /// A bare `<function=NAME>`: a call (missing its opener) only if a parameter or its close
+    /// tag follows; otherwise prose.
+    fn bare(
+        &mut self,
+        inp: Input<'_>,
+        mut call: Box<Call>,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        let Some(rel) = self.skip_blanks(inp) else {
+            if inp.is_final {
+                self.pos = call.core.tag_end;
+                return (State::Prose, Flow::Again);
+            }
+            return (State::Bare { call }, Flow::Stop);
+        };
+        let lexed = match inp.bytes()[rel] {
+            b'<' => self.lexer.next_raw(inp.w, rel, inp.base, inp.is_final),
+            _ => Some((Lexeme::LiteralLt, 1)),
+        };
+        let Some((lexeme, _)) = lexed else {
+            return (State::Bare { call }, Flow::Stop);
+        };
+        let opens = matches!(
+            lexeme,
+            Lexeme::StartTag(Tag {
+                name: PARAMETER,
+                value: Some(_),
+                ..
+            }) | Lexeme::EndTag(FUNCTION)
+        );
+        if !opens {
+            self.pos = call.core.tag_end;
+            return (State::Prose, Flow::Again);
+        }
+        self.asm.begin_call(inp.w, inp.base, &call.core, out);
+        let start = call.core.start;
+        self.asm.repair(
+            inp.w,
+            inp.base,
+            &mut call.core,
+            RepairKind::MissingCallOpener,
+            start,
+        );
+        self.asm.tool_name_known(&call.core, out);
+        (State::Function { call }, Flow::Again)
+    }
+
+    /// Skips blanks from `pos`; the relative offset of the first other byte, if the window has one.
+    fn skip_blanks(&mut self, inp: Input<'_>) -> Option<usize> {
+        let rel = self.pos - inp.base;
+        match inp.bytes()[rel..].iter().position(|b| !is_blank(*b)) {
+            Some(i) => {
+                self.pos += i;
+                Some(rel + i)
+            }
+            None => {
+                self.pos = inp.end();
+                None
+            }
+        }
+    }
+
+    // ----- inside a function --------------------------------------------------------------------
+
+    fn function(
+        &mut self,
+        inp: Input<'_>,
+        mut call: Box<Call>,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        if self.asm.call_too_long(&call.core, self.pos) {
+            self.asm.fail_too_long(inp.w, inp.base, &mut call.core);
+            return (State::Skip { call }, Flow::Again);
+        }
+        let Some(rel) = self.skip_blanks(inp) else {
+            return (State::Function { call }, Flow::Stop);
+        };
+        let abs = inp.base + rel;
+        if inp.bytes()[rel] != b'<' {
+            let msg =
+                "text is not allowed directly inside <function=…>; only parameters are".to_owned();
+            self.asm.error(
+                inp.w,
+                inp.base,
+                &mut call.core,
+                ErrorKind::UnexpectedText,
+                msg,
+                abs,
+            );
+            return (State::Skip { call }, Flow::Again);
+        }
+        let Some((lexeme, n)) = self.lexer.next_raw(inp.w, rel, inp.base, inp.is_final) else {
+            return (State::Function { call }, Flow::Stop);
+        };
+        match lexeme {
+            Lexeme::StartTag(Tag {
+                name: PARAMETER,
+                value: Some(name),
+                ..
+            }) => {
+                self.pos = abs + n;
+                match self.open_parameter(inp, &mut call, name, abs, abs + n) {
+                    Some(param) => (State::Value { call, param }, Flow::Again),
+                    None => (State::Skip { call }, Flow::Again),
+                }
+            }
+            Lexeme::EndTag(FUNCTION) => {
+                let block = call.block;
+                self.pos = abs + n;
+                self.end_call(inp, call, abs + n, out);
+                (
+                    State::AfterFunction {
+                        block,
+                        scanned: self.pos,
+                    },
+                    Flow::Again,
+                )
+            }
+            Lexeme::EndTag(name) if name == self.markers.block => {
+                self.asm.repair(
+                    inp.w,
+                    inp.base,
+                    &mut call.core,
+                    RepairKind::MissingCallCloser,
+                    abs,
+                );
+                self.pos = abs + n;
+                self.end_call(inp, call, abs + n, out);
+                (State::Prose, Flow::Again)
+            }
+            Lexeme::StartTag(ref tag) if self.begins_call(tag) => {
+                self.interrupted(inp, call, abs, out)
+            }
+            _ => {
+                let msg = "only <parameter=NAME> or </function> may stand inside \
+                               <function=…>"
+                    .to_owned();
+                self.asm.error(
+                    inp.w,
+                    inp.base,
+                    &mut call.core,
+                    ErrorKind::UnexpectedElement,
+                    msg,
+                    abs,
+                );
+                (State::Skip { call }, Flow::Again)
+            }
+        }
+    }
+
+    /// Whether a tag begins a new call (the block opener, or `<function=NAME>`).
+    fn begins_call(&self, tag: &Tag<'_>) -> bool {
+        self.is_block_open(tag) || (tag.name == FUNCTION && tag.value.is_some())
+    }
+
+    /// A new call begins at `at` inside this one: this one is unterminated, and the new one is
+    /// read from prose.
+    fn interrupted(
+        &mut self,
+        inp: Input<'_>,
+        mut call: Box<Call>,
+        at: usize,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        let partial = self.partial(&call);
+        self.asm.unterminated(
+            inp.w,
+            inp.base,
+            &mut call.core,
+            "a new call began before </function> closed this one",
+            at,
+            partial,
+        );
+        self.asm.finish_call(
+            inp.w,
+            inp.base,
+            call.core,
+            Arguments::Raw(Vec::new()),
+            at,
+            out,
+        );
+        self.asm.prose_start = at;
+        self.pos = at;
+        self.lexer.reset();
+        (State::Prose, Flow::Again)
+    }
+
+    /// Begins the parameter `name` whose tag spans `at..end`; `None` after an error.
+    fn open_parameter(
+        &mut self,
+        inp: Input<'_>,
+        call: &mut Call,
+        name: &str,
+        at: usize,
+        end: usize,
+    ) -> Option<Param> {
+        call.core.elements += 1;
+        if call.core.elements > self.asm.opts.limits.max_elements {
+            let msg = format!(
+                "the call has more than {} parameters",
+                self.asm.opts.limits.max_elements
+            );
+            self.asm.error(
+                inp.w,
+                inp.base,
+                &mut call.core,
+                ErrorKind::LimitExceeded,
+                msg,
+                at,
+            );
+            return None;
+        }
+        if call.core.has_argument(name) {
+            self.asm.repair(
+                inp.w,
+                inp.base,
+                &mut call.core,
+                RepairKind::DuplicateArgument,
+                at,
+            );
+        }
+        call.core.argument_started(name, at, end);
+        let name: Arc<str> = Arc::from(name);
+        if self.asm.emit_deltas {
+            call.core.delta_argument = Some(Arc::clone(&name));
+        }
+        Some(Param {
+            name,
+            at,
+            text: String::new(),
+            started: false,
+            sent: 0,
+            close: Ahead::default(),
+            line: Ahead::default(),
+        })
+    }
+
+    /// Closes `param`: its value is complete.
+    fn close_parameter(&mut self, call: &mut Call, mut param: Param, out: &mut Vec<StreamEvent>) {
+        self.deliver(call, &mut param, true, out);
+        call.core.delta_argument = None;
+        let name = param.name.to_string();
+        let at = param.at;
+        let text = param.into_value();
+        if !call.by_name.contains_key(&name) {
+            call.core.encodings.push(ArgumentEncoding {
+                argument: name.clone(),
+                encoding: Encoding::Raw,
+            });
+        }
+        match call.by_name.get(&name) {
+            Some(&i) => call.args[i] = RawArgument { name, text, at },
+            None => {
+                call.by_name.insert(name.clone(), call.args.len());
+                call.args.push(RawArgument { name, text, at });
+            }
+        }
+    }
+
+    /// Moves the value's new text to the call's delta, holding back what may still be the
+    /// layout newline before its close tag (unless `closing`, when that newline is dropped).
+    fn deliver(
+        &self,
+        call: &mut Call,
+        param: &mut Param,
+        closing: bool,
+        out: &mut Vec<StreamEvent>,
+    ) {
+        if !self.asm.emit_deltas {
+            return;
+        }
+        let end = if closing {
+            param.text.len()
+                - usize::from(param.text.ends_with('\n'))
+                - usize::from(param.text.ends_with("\r\n"))
+        } else {
+            param.text.len() - param.held()
+        };
+        if end > param.sent {
+            call.core.delta.push_str(&param.text[param.sent..end]);
+            param.sent = end;
+        }
+        self.asm.push_delta(&mut call.core, &param.name, out);
+    }
+
+    fn flush_delta(&mut self, out: &mut Vec<StreamEvent>) {
+        let state = std::mem::take(&mut self.state);
+        self.state = match state {
+            State::Value {
+                mut call,
+                mut param,
+            } => {
+                self.deliver(&mut call, &mut param, false, out);
+                State::Value { call, param }
+            }
+            other => other,
+        };
+    }
+
+    /// The name of a parameter tag that really begins the next parameter inside a value: at the
+    /// start of a line, a valid name, one the tool's schema knows (when there is one), not given
+    /// yet. Anything else is text of the value.
+    fn next_parameter_tag<'t>(&self, call: &Call, param: &Param, tag: &Tag<'t>) -> Option<&'t str> {
+        let name = tag.value.filter(|_| tag.name == PARAMETER)?;
+        if !param.at_line_start() || *param.name == *name || call.core.has_argument(name) {
+            return None;
+        }
+        let known = match (&self.asm.opts.schemas, &call.core.tool_name) {
+            (Some(schemas), Some(tool)) => match schemas.get(tool) {
+                Some(schema) => schema.get("properties").and_then(|p| p.get(name)).is_some(),
+                None => true,
+            },
+            _ => true,
+        };
+        known.then_some(name)
+    }
+
+    fn value(
+        &mut self,
+        inp: Input<'_>,
+        mut call: Box<Call>,
+        mut param: Param,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        let bytes = inp.bytes();
+        if !param.started {
+            let rel = self.pos - inp.base;
+            match (bytes.get(rel), bytes.get(rel + 1)) {
+                (None, _) if !inp.is_final => return (State::Value { call, param }, Flow::Stop),
+                (Some(b'\r'), None) if !inp.is_final => {
+                    return (State::Value { call, param }, Flow::Stop);
+                }
+                (Some(b'\n'), _) => self.pos += 1,
+                (Some(b'\r'), Some(b'\n')) => self.pos += 2,
+                _ => {}
+            }
+            param.started = true;
+        }
+        loop {
+            if self.asm.call_too_long(&call.core, self.pos) {
+                self.asm.fail_too_long(inp.w, inp.base, &mut call.core);
+                return (State::Skip { call }, Flow::Again);
+            }
+            let rel = self.pos - inp.base;
+            // The hot path: text up to the next `<` that can matter, in one piece.
+            let plain = self.plain_text(inp, &mut param);
+            if plain > 0 {
+                if !self
+                    .asm
+                    .count_argument_bytes(inp.w, inp.base, &mut call.core, plain, self.pos)
+                {
+                    return (State::Skip { call }, Flow::Again);
+                }
+                param.text.push_str(&inp.w[rel..rel + plain]);
+                self.pos += plain;
+                continue;
+            }
+            let Some((lexeme, n)) = self.lexer.next_raw(inp.w, rel, inp.base, inp.is_final) else {
+                return (State::Value { call, param }, Flow::Stop);
+            };
+            let abs = self.pos;
+            let close = |kind| (kind, abs..abs + n);
+            let closing = match lexeme {
+                Lexeme::EndTag(PARAMETER) => Some(close(Close::Parameter)),
+                Lexeme::EndTag(FUNCTION) => Some(close(Close::Function)),
+                Lexeme::EndTag(name) if name == self.markers.block => Some(close(Close::Block)),
+                Lexeme::StartTag(ref tag) => {
+                    if let Some(name) = self.next_parameter_tag(&call, &param, tag) {
+                        self.asm.repair(
+                            inp.w,
+                            inp.base,
+                            &mut call.core,
+                            RepairKind::UnclosedParameter,
+                            abs,
+                        );
+                        self.close_parameter(&mut call, param, out);
+                        self.pos = abs + n;
+                        return match self.open_parameter(inp, &mut call, name, abs, abs + n) {
+                            Some(param) => (State::Value { call, param }, Flow::Again),
+                            None => (State::Skip { call }, Flow::Again),
+                        };
+                    }
+                    None
+                }
+                _ => None,
+            };
+            if let Some((kind, close)) = closing {
+                // At the start of a line, `</function>` and the block's close tag end the value
+                // at once; anywhere else a close tag waits for what follows.
+                let at_line_start = param.at_line_start();
+                self.pos = close.end;
+                if kind != Close::Parameter && at_line_start {
+                    return self.close_structurally(inp, call, param, close, kind, out);
+                }
+                let scanned = close.end;
+                return (
+                    State::Closing(Closing {
+                        call,
+                        param,
+                        close,
+                        kind,
+                        scanned,
+                    }),
+                    Flow::Again,
+                );
+            }
+            let text = &inp.w[rel..rel + n];
+            if !self
+                .asm
+                .count_argument_bytes(inp.w, inp.base, &mut call.core, n, abs)
+            {
+                self.pos = abs + n;
+                return (State::Skip { call }, Flow::Again);
+            }
+            param.text.push_str(text);
+            self.pos = abs + n;
+        }
+    }
+
+    /// How many bytes from `pos` are plain text of the value: everything before the next `<`
+    /// that can matter there, a close tag (`</`) or a `<` at the start of a line (a parameter
+    /// tag), found by `memmem` with the answers kept, so each byte is scanned once. A `<` at the
+    /// end of a window that is not final waits.
+    fn plain_text(&self, inp: Input<'_>, param: &mut Param) -> usize {
+        let bytes = inp.bytes();
+        let rel = self.pos - inp.base;
+        if let Some(&b'<') = bytes.get(rel) {
+            let matters = param.at_line_start()
+                || match bytes.get(rel + 1) {
+                    Some(&b) => b == b'/',
+                    None => !inp.is_final,
+                };
+            return usize::from(!matters);
+        }
+        let close = param.close.next(&self.finders.close, inp, self.pos);
+        let line = param
+            .line
+            .next(&self.finders.line, inp, self.pos)
+            .map(|at| at + 1);
+        let end = match (close, line) {
+            (Some(a), Some(b)) => a.min(b),
+            (Some(a), None) | (None, Some(a)) => a,
+            (None, None) if !inp.is_final && bytes.last() == Some(&b'<') => inp.end() - 1,
+            (None, None) => inp.end(),
+        };
+        end - self.pos
+    }
+
+    /// A close tag inside a value: structural when the end of the input, or a parameter, the
+    /// function's close, the block's close or a new call follows (after blanks); text otherwise.
+    fn closing(&mut self, inp: Input<'_>, c: Closing, out: &mut Vec<StreamEvent>) -> (State, Flow) {
+        let Closing {
+            mut call,
+            mut param,
+            close,
+            kind,
+            scanned,
+        } = c;
+        let bytes = inp.bytes();
+        let rel = scanned - inp.base;
+        let next = bytes[rel..]
+            .iter()
+            .position(|b| !is_blank(*b))
+            .map(|i| rel + i);
+        let wait = |call, param, scanned| {
+            (
+                State::Closing(Closing {
+                    call,
+                    param,
+                    close: close.clone(),
+                    kind,
+                    scanned,
+                }),
+                Flow::Stop,
+            )
+        };
+        let structural = match next {
+            None if inp.is_final => true,
+            None => return wait(call, param, inp.end()),
+            Some(at) if bytes[at] != b'<' => false,
+            Some(at) => {
+                let mut peek = self.lexer.clone();
+                match peek.next_raw(inp.w, at, inp.base, inp.is_final) {
+                    None => {
+                        self.lexer = peek;
+                        return wait(call, param, inp.base + at);
+                    }
+                    Some((Lexeme::StartTag(tag), _)) => {
+                        self.begins_call(&tag)
+                            || (kind == Close::Parameter
+                                && tag.name == PARAMETER
+                                && tag.value.is_some())
+                    }
+                    Some((Lexeme::EndTag(name), _)) => match kind {
+                        Close::Parameter => name == FUNCTION || name == self.markers.block,
+                        Close::Function => name == self.markers.block,
+                        Close::Block => false,
+                    },
+                    Some(_) => false,
+                }
+            }
+        };
+        self.lexer.reset();
+        if structural {
+            return self.close_structurally(inp, call, param, close, kind, out);
+        }
+        // Text of the value after all: the close tag, as written.
+        self.asm.repair(
+            inp.w,
+            inp.base,
+            &mut call.core,
+            RepairKind::CloseTagAsText,
+            close.start,
+        );
+        if !self
+            .asm
+            .count_argument_bytes(inp.w, inp.base, &mut call.core, close.len(), close.start)
+        {
+            return (State::Skip { call }, Flow::Again);
+        }
+        param
+            .text
+            .push_str(&inp.w[close.start - inp.base..close.end - inp.base]);
+        self.pos = close.end;
+        (State::Value { call, param }, Flow::Again)
+    }
+
+    /// Ends the value at a close tag that is structural: `</parameter>` returns to the function;
+    /// `</function>` or the block's close tag also end the call, with the repairs they need.
+    fn close_structurally(
+        &mut self,
+        inp: Input<'_>,
+        mut call: Box<Call>,
+        param: Param,
+        close: Range<usize>,
+        kind: Close,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        if kind != Close::Parameter {
+            self.asm.repair(
+                inp.w,
+                inp.base,
+                &mut call.core,
+                RepairKind::UnclosedParameter,
+                close.start,
+            );
+        }
+        self.close_parameter(&mut call, param, out);
+        self.pos = close.end;
+        match kind {
+            Close::Parameter => (State::Function { call }, Flow::Again),
+            Close::Function => {
+                let block = call.block;
+                self.end_call(inp, call, close.end, out);
+                (
+                    State::AfterFunction {
+                        block,
+                        scanned: close.end,
+                    },
+                    Flow::Again,
+                )
+            }
+            Close::Block => {
+                self.asm.repair(
+                    inp.w,
+                    inp.base,
+                    &mut call.core,
+                    RepairKind::MissingCallCloser,
+                    close.start,
+                );
+                self.end_call(inp, call, close.end, out);
+                (State::Prose, Flow::Again)
+            }
+        }
+    }
+
+    // ----- after a call -------------------------------------------------------------------------
+
+    fn end_call(
+        &mut self,
+        inp: Input<'_>,
+        call: Box<Call>,
+        end: usize,
+        out: &mut Vec<StreamEvent>,
+    ) {
+        let Call { core, args, .. } = *call;
+        self.asm
+            .finish_call(inp.w, inp.base, core, Arguments::Raw(args), end, out);
+        self.asm.prose_start = end;
+        self.lexer.reset();
+    }
+
+    fn after_function(
+        &mut self,
+        inp: Input<'_>,
+        block: bool,
+        scanned: usize,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        let bytes = inp.bytes();
+        let rel = scanned - inp.base;
+        let Some(at) = bytes[rel..]
+            .iter()
+            .position(|b| !is_blank(*b))
+            .map(|i| rel + i)
+        else {
+            if inp.is_final {
+                return (State::Prose, Flow::Again);
+            }
+            return (
+                State::AfterFunction {
+                    block,
+                    scanned: inp.end(),
+                },
+                Flow::Stop,
+            );
+        };
+        if bytes[at] != b'<' {
+            return (State::Prose, Flow::Again);
+        }
+        let Some((lexeme, n)) = self.lexer.next_raw(inp.w, at, inp.base, inp.is_final) else {
+            return (
+                State::AfterFunction {
+                    block,
+                    scanned: inp.base + at,
+                },
+                Flow::Stop,
+            );
+        };
+        let abs = inp.base + at;
+        match lexeme {
+            Lexeme::EndTag(name) if name == self.markers.block => {
+                self.pos = abs + n;
+                self.asm.prose_start = abs + n;
+                (State::Prose, Flow::Again)
+            }
+            Lexeme::StartTag(Tag {
+                name: FUNCTION,
+                value: Some(name),
+                ..
+            }) if block
+                && is_valid_name(name)
+                && self.asm.may_begin_call(inp.w, inp.base, abs, out) =>
+            {
+                // Another call in the same block.
+                let mut call = self.new_call(abs, abs + n, true);
+                call.core.tool_name = Some(name.to_owned());
+                self.pos = abs + n;
+                self.asm.begin_call(inp.w, inp.base, &call.core, out);
+                self.asm.tool_name_known(&call.core, out);
+                (State::Function { call }, Flow::Again)
+            }
+            _ => {
+                self.lexer.reset();
+                (State::Prose, Flow::Again)
+            }
+        }
+    }
+
+    /// After an error: the call ends at `</function>`, at the block's close tag, or where a new
+    /// call begins.
+    fn skip(
+        &mut self,
+        inp: Input<'_>,
+        mut call: Box<Call>,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        loop {
+            let rel = self.pos - inp.base;
+            let Some((lexeme, n)) = self.lexer.next_raw(inp.w, rel, inp.base, inp.is_final) else {
+                complete_snippet(inp.w, inp.base, &mut call.core, self.pos, None);
+                return (State::Skip { call }, Flow::Stop);
+            };
+            let abs = self.pos;
+            self.pos += n;
+            match lexeme {
+                Lexeme::EndTag(FUNCTION) => {
+                    let block = call.block;
+                    self.end_call(inp, call, abs + n, out);
+                    return (
+                        State::AfterFunction {
+                            block,
+                            scanned: self.pos,
+                        },
+                        Flow::Again,
+                    );
+                }
+                Lexeme::EndTag(name) if name == self.markers.block => {
+                    self.end_call(inp, call, abs + n, out);
+                    return (State::Prose, Flow::Again);
+                }
+                Lexeme::StartTag(ref tag) if self.is_block_open(tag) => {
+                    self.pos = abs;
+                    self.end_call(inp, call, abs, out);
+                    return (State::Prose, Flow::Again);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Ends the input: an open call is unterminated; prose is emitted.
+    fn finish(&mut self, inp: Input<'_>, out: &mut Vec<StreamEvent>) {
+        let end = inp.end();
+        let call = match std::mem::take(&mut self.state) {
+            State::Function { call } | State::Skip { call } => Some(call),
+            State::Value { mut call, .. } | State::Closing(Closing { mut call, .. }) => {
+                // The value is not complete: only the parameters before it are.
+                call.core.delta.clear();
+                Some(call)
+            }
+            State::Prose
+            | State::Opened { .. }
+            | State::Bare { .. }
+            | State::AfterFunction { .. } => None,
+        };
+        if let Some(mut call) = call {
+            let partial = self.partial(&call);
+            self.asm.unterminated(
+                inp.w,
+                inp.base,
+                &mut call.core,
+                "the input ended before </function> closed the call",
+                end,
+                partial,
+            );
+            self.end_call(inp, call, end, out);
+        }
+        self.pos = end;
+        self.asm.emit_prose(inp.w, inp.base, end, out);
+    }
+
+    /// The arguments a call had completed, typed, as JSON.
+    fn partial(&self, call: &Call) -> Option<serde_json::Value> {
+        Some(self.asm.partial_raw(&call.core, &call.args))
+    }
+}
+
+/// Whether bytes at a `<` may begin one of `markers`.
+enum Probe {
+    Maybe,
+    No,
+    NeedMore,
+}
+
+fn probe(s: &[u8], markers: &[&str], is_final: bool) -> Probe {
+    let mut need_more = false;
+    for m in markers {
+        let m = m.as_bytes();
+        if s.len() >= m.len() {
+            if s.starts_with(m) {
+                return Probe::Maybe;
+            }
+        } else if m.starts_with(s) {
+            need_more = true;
+        }
+    }
+    if need_more && !is_final {
+        Probe::NeedMore
+    } else {
+        Probe::No
+    }
+}
+
+fn is_blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}

@@ -1,0 +1,198 @@
+//! How `<tool>` calls end: errors and recovery, handing the finished call to assembly, argument
+//! deltas.
+
+use super::*;
+use crate::assemble::complete_snippet;
+use crate::call::RepairKind;
+use crate::error::ErrorKind;
+use crate::event::StreamEvent;
+use crate::lexer::Lexeme;
+
+impl ToolXml {
+    /// Records the call's first error and skips to its end.
+    pub(super) fn fail(
+        &mut self,
+        w: &str,
+        base: usize,
+        call: &mut CallState,
+        kind: ErrorKind,
+        message: String,
+        at: usize,
+    ) -> Flow {
+        self.asm.error(w, base, &mut call.core, kind, message, at);
+        self.mode = Mode::Skip;
+        Flow::Again
+    }
+
+    pub(super) fn repair(
+        &mut self,
+        w: &str,
+        base: usize,
+        call: &mut CallState,
+        kind: RepairKind,
+        at: usize,
+    ) {
+        self.asm.repair(w, base, &mut call.core, kind, at);
+    }
+
+    pub(super) fn skip(
+        &mut self,
+        w: &str,
+        base: usize,
+        is_final: bool,
+        out: &mut Vec<StreamEvent>,
+    ) -> Flow {
+        let Some(mut call) = self.take_call() else {
+            return Flow::Again;
+        };
+        loop {
+            let rel = self.pos - base;
+            let Some((lexeme, n)) = self.lexer.next(w, rel, base, is_final) else {
+                complete_snippet(w, base, &mut call.core, self.pos, None);
+                self.call = Some(call);
+                return Flow::Stop;
+            };
+            let at = self.pos;
+            self.pos += n;
+            match lexeme {
+                Lexeme::EndTag(TOOL) => {
+                    self.end_call(w, base, &mut call, at + n, out);
+                    return Flow::Again;
+                }
+                Lexeme::StartTag(tag) if tag.name == TOOL && !tag.self_closing => {
+                    return self.new_call_interrupts(w, base, &mut call, at, n, out);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// A `<tool>` inside an open call: the open call is unterminated; a new one begins.
+    pub(super) fn new_call_interrupts(
+        &mut self,
+        w: &str,
+        base: usize,
+        call: &mut CallState,
+        at: usize,
+        n: usize,
+        out: &mut Vec<StreamEvent>,
+    ) -> Flow {
+        let partial = partial_arguments(call);
+        self.asm.unterminated(
+            w,
+            base,
+            &mut call.core,
+            "a new <tool> began before </tool> closed this call",
+            at,
+            partial,
+        );
+        let finished = std::mem::replace(call, CallState::new(0, at, at + n));
+        self.emit_call(w, base, finished, at, out);
+        self.asm.prose_start = at;
+        self.lexer.reset();
+        if !self.asm.may_begin_call(w, base, at, out) {
+            self.call = None;
+            self.mode = Mode::Prose;
+            self.pos = at + n;
+            return Flow::Again;
+        }
+        self.call = Some(Box::new(CallState::new(self.asm.next_index(), at, at + n)));
+        self.pos = at + n;
+        self.mode = Mode::AfterToolTag;
+        Flow::Again
+    }
+
+    /// Ends the call at absolute offset `end` (after `</tool>`) and returns to prose.
+    pub(super) fn end_call(
+        &mut self,
+        w: &str,
+        base: usize,
+        call: &mut CallState,
+        end: usize,
+        out: &mut Vec<StreamEvent>,
+    ) {
+        let finished = std::mem::replace(call, CallState::new(0, end, end));
+        self.emit_call(w, base, finished, end, out);
+        self.back_to_prose(end);
+    }
+
+    /// Ends a call of the legacy JSON form, whose arguments are read, at `end`.
+    pub(super) fn end_legacy_call(
+        &mut self,
+        w: &str,
+        base: usize,
+        call: CallState,
+        arguments: arg_types::Map,
+        end: usize,
+        out: &mut Vec<StreamEvent>,
+    ) {
+        self.asm
+            .finish_call(w, base, call.core, Arguments::Json(arguments), end, out);
+        self.back_to_prose(end);
+    }
+
+    pub(super) fn back_to_prose(&mut self, end: usize) {
+        self.call = None;
+        self.mode = Mode::Prose;
+        self.pos = end;
+        self.asm.prose_start = end;
+        self.lexer.reset();
+    }
+
+    /// Emits the finished call: the error it had, or the call built from its parts.
+    pub(super) fn emit_call(
+        &mut self,
+        w: &str,
+        base: usize,
+        mut call: CallState,
+        end: usize,
+        out: &mut Vec<StreamEvent>,
+    ) {
+        self.flush_delta_call(&mut call, out);
+        let args = call
+            .arguments
+            .take()
+            .unwrap_or_else(|| Element::new("arguments"));
+        self.asm
+            .finish_call(w, base, call.core, Arguments::Tree(args), end, out);
+    }
+
+    // ----- argument deltas ---------------------------------------------------------------
+
+    pub(super) fn flush_delta(&mut self, out: &mut Vec<StreamEvent>) {
+        if let Some(mut call) = self.call.take() {
+            self.flush_delta_call(&mut call, out);
+            self.call = Some(call);
+        }
+    }
+
+    pub(super) fn flush_delta_call(&mut self, call: &mut CallState, out: &mut Vec<StreamEvent>) {
+        let CallState { core, stack, .. } = call;
+        match stack.as_slice() {
+            [_, arguments, argument, ..] if arguments.role == Role::Arguments => {
+                self.asm.push_delta(core, &argument.element.name, out);
+            }
+            _ => core.delta.clear(),
+        }
+    }
+
+    pub(super) fn flush_delta_of(
+        &mut self,
+        call: &mut CallState,
+        name: &str,
+        out: &mut Vec<StreamEvent>,
+    ) {
+        self.asm.push_delta(&mut call.core, name, out);
+    }
+}
+
+/// What an unterminated call had parsed: its completed top-level arguments, as JSON.
+pub(super) fn partial_arguments(call: &CallState) -> Option<serde_json::Value> {
+    let args = match (&call.arguments, call.open_arguments()) {
+        (Some(done), _) => done,
+        (None, Some(open)) => open,
+        _ => return None,
+    };
+    let map = arg_types::tree::arguments_from_element(args);
+    Some(serde_json::Value::from(arg_types::Value::Object(map)))
+}

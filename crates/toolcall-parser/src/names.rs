@@ -1,0 +1,33 @@
+//! What a tool or server name may hold: the one rule every dialect and crate uses.
+
+/// Longest tool or server name, in bytes.
+pub const MAX_NAME_BYTES: usize = 128;
+
+/// Whether `name` is a valid tool or server name (docs/FORMAT.md §3.4): 1 to 128 ASCII letters,
+/// digits, `_`, `-` and `.`, as MCP recommends for tool names, and not `.` or `..` alone. Names
+/// are trimmed of surrounding blanks before they are checked; anything else (spaces, newlines,
+/// NUL, shell characters, `/`) is an error with feedback, never a call.
+///
+/// ```
+/// use toolcall_parser::is_valid_name;
+/// assert!(is_valid_name("read_file"));
+/// assert!(is_valid_name("github.create-issue"));
+/// assert!(!is_valid_name("rm -rf"));
+/// assert!(!is_valid_name("../etc"));
+/// assert!(!is_valid_name("{{ tc.name }}"));
+/// assert!(!is_valid_name(""));
+/// ```
+pub fn is_valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= MAX_NAME_BYTES
+        && name != "."
+        && name != ".."
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
+/// Whether a name is a chat template's placeholder (`{{ tc.name }}`, `{% … %}`): never a call.
+pub(crate) fn is_placeholder(name: &str) -> bool {
+    name.contains("{{") || name.contains("{%") || name.contains("}}")
+}

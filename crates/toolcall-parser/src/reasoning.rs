@@ -1,0 +1,347 @@
+//! Reasoning: the third channel beside prose and calls (docs/FORMAT.md §10).
+//!
+//! Models that think before they answer write `<think>…</think>` (each dialect has its markers)
+//! before the answer. [`Reasoned`] splits that block off before the dialect's grammar sees the
+//! text: the block's content becomes [`StreamEvent::Reasoning`] deltas, and the grammar starts
+//! after the block, so positions, spans and prose stay those of the whole input.
+//!
+//! ```text
+//!  Start ──open marker──► Inside ──close marker (or a call marker, policy `end`)──► Answer
+//!    └──anything else (or `starts_open`: Inside from the first byte)──────────────►   │
+//!                                                           dialect grammar ◄────────┘
+//! ```
+
+use crate::assemble::Assembler;
+use crate::dialect::{Dialect, Grammar};
+use crate::event::StreamEvent;
+use memchr::memmem;
+
+/// What happens to call markup written inside reasoning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum CallsInReasoning {
+    /// A call marker that opens a call ends reasoning, and the call is parsed (vLLM's Qwen3 and
+    /// DeepSeek parsers; SGLang ends reasoning at the first tool start token). A marker quoted
+    /// in backticks or quotes stays reasoning text. The default.
+    #[default]
+    End,
+    /// Call markup inside reasoning is reasoning text, never a call (Dynamo's policy for a call
+    /// inside a closed think block).
+    Text,
+}
+
+impl CallsInReasoning {
+    /// The policy's name, as `--calls-in-reasoning` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            CallsInReasoning::End => "end",
+            CallsInReasoning::Text => "text",
+        }
+    }
+}
+
+impl std::str::FromStr for CallsInReasoning {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "end" => Ok(CallsInReasoning::End),
+            "text" => Ok(CallsInReasoning::Text),
+            other => Err(format!(
+                "unknown policy `{other}` for calls in reasoning; expected end or text"
+            )),
+        }
+    }
+}
+
+/// How to split reasoning off the answer.
+///
+/// ```
+/// use toolcall_parser::{Dialect, ParseOptions, Reasoning, parse_with};
+/// let opts = ParseOptions::new()
+///     .with_dialect(Dialect::Qwen3Coder)
+///     .with_reasoning(Reasoning::for_dialect(Dialect::Qwen3Coder));
+/// let r = parse_with("<think>Look it up.</think>It is 4.", &opts);
+/// assert_eq!(r.reasoning(), "Look it up.");
+/// assert_eq!(r.prose(), "It is 4.");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Reasoning {
+    open: String,
+    close: String,
+    starts_open: bool,
+    calls: CallsInReasoning,
+}
+
+impl Reasoning {
+    /// The dialect's own markers and default policy (the table in docs/FORMAT.md §10).
+    pub fn for_dialect(dialect: Dialect) -> Self {
+        let (open, close) = dialect.reasoning_markers();
+        Reasoning {
+            open: open.to_owned(),
+            close: close.to_owned(),
+            starts_open: false,
+            calls: CallsInReasoning::default(),
+        }
+    }
+
+    /// Other markers (`open` may be empty when the output always starts inside reasoning).
+    pub fn with_markers(mut self, open: impl Into<String>, close: impl Into<String>) -> Self {
+        self.open = open.into();
+        self.close = close.into();
+        self
+    }
+
+    /// The output starts inside reasoning: the chat template put the opening marker in the
+    /// prompt (Qwen3 thinking, DeepSeek-R1 and GLM templates do).
+    pub fn starting_open(mut self, open: bool) -> Self {
+        self.starts_open = open;
+        self
+    }
+
+    /// What call markup inside reasoning does.
+    pub fn with_calls_in_reasoning(mut self, calls: CallsInReasoning) -> Self {
+        self.calls = calls;
+        self
+    }
+
+    /// The opening and closing markers.
+    pub fn markers(&self) -> (&str, &str) {
+        (&self.open, &self.close)
+    }
+}
+
+/// Where the splitter stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Before the first non-blank byte: an opening marker there begins reasoning.
+    Start,
+    /// Inside reasoning, read up to `pos`.
+    Inside,
+    /// After reasoning: a repeated closing marker right after it is dropped; blanks were
+    /// looked at up to `pos`.
+    Closed,
+    /// The answer: everything goes to the dialect's grammar.
+    Answer,
+}
+
+/// A dialect's grammar behind the reasoning splitter.
+#[derive(Debug)]
+pub(crate) struct Reasoned {
+    inner: Box<dyn Grammar>,
+    reasoning: Reasoning,
+    call_markers: &'static [&'static str],
+    close: memmem::Finder<'static>,
+    phase: Phase,
+    /// Absolute offset of the next byte to read (before the answer).
+    pos: usize,
+    /// The next call marker found ahead (absolute offset and marker), and how far the search
+    /// for one went: each byte is searched once however the input is chunked.
+    marker_ahead: Option<(usize, usize)>,
+    marker_scanned: usize,
+    /// The byte before the window's first byte, once the window no longer holds it.
+    prev: Option<u8>,
+}
+
+impl Reasoned {
+    pub(crate) fn new(inner: Box<dyn Grammar>, dialect: Dialect, reasoning: Reasoning) -> Self {
+        let close = memmem::Finder::new(reasoning.close.as_bytes()).into_owned();
+        Reasoned {
+            inner,
+            phase: if reasoning.starts_open {
+                Phase::Inside
+            } else {
+                Phase::Start
+            },
+            call_markers: dialect.call_markers(),
+            reasoning,
+            close,
+            pos: 0,
+            marker_ahead: None,
+            marker_scanned: 0,
+            prev: None,
+        }
+    }
+
+    /// Emits reasoning text `w[from..to]` (absolute offsets).
+    fn emit(&mut self, w: &str, base: usize, from: usize, to: usize, out: &mut Vec<StreamEvent>) {
+        if to > from {
+            out.push(StreamEvent::Reasoning {
+                text: w[from - base..to - base].to_owned(),
+            });
+        }
+    }
+
+    /// The answer begins at absolute offset `at`: the grammar starts there.
+    fn answer_from(&mut self, w: &str, base: usize, at: usize) {
+        let asm = self.inner.assembler();
+        asm.locator.move_anchor(w, base, at);
+        self.inner.start_at(at);
+        self.pos = at;
+        self.phase = Phase::Answer;
+    }
+
+    /// The earliest call marker at or after `from` that opens a call (not quoted), if any.
+    fn next_call_marker(
+        &mut self,
+        bytes: &[u8],
+        base: usize,
+        from: usize,
+    ) -> Option<(usize, usize)> {
+        if let Some((at, len)) = self.marker_ahead.filter(|&(at, _)| at >= from) {
+            return Some((at, len));
+        }
+        let start = from.max(self.marker_scanned);
+        let rest = &bytes[start - base..];
+        let mut best: Option<(usize, usize)> = None;
+        let mut i = 0;
+        while let Some(k) = memchr::memchr(b'<', &rest[i..]) {
+            let at = i + k;
+            if let Some(m) = self
+                .call_markers
+                .iter()
+                .find(|m| rest[at..].starts_with(m.as_bytes()))
+            {
+                let quoted = at
+                    .checked_sub(1)
+                    .map(|p| rest[p])
+                    .or_else(|| (start > base).then(|| bytes[start - base - 1]))
+                    .or(self.prev)
+                    .is_some_and(|b| matches!(b, b'`' | b'"' | b'\''));
+                if !quoted {
+                    best = Some((start + at, m.len()));
+                    break;
+                }
+            }
+            i = at + 1;
+        }
+        self.marker_ahead = best;
+        if best.is_none() {
+            let longest = self.call_markers.iter().map(|m| m.len()).max().unwrap_or(1);
+            self.marker_scanned = (base + bytes.len()).saturating_sub(longest - 1).max(start);
+        }
+        best
+    }
+
+    fn run_split(
+        &mut self,
+        w: &str,
+        base: usize,
+        is_final: bool,
+        out: &mut Vec<StreamEvent>,
+    ) -> usize {
+        let bytes = w.as_bytes();
+        let end = base + bytes.len();
+        loop {
+            match self.phase {
+                Phase::Answer => return self.inner.run(w, base, is_final, out),
+                Phase::Start => {
+                    let rel = self.pos - base;
+                    let blanks = bytes[rel..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_whitespace())
+                        .count();
+                    let at = rel + blanks;
+                    let open = self.reasoning.open.as_bytes();
+                    let rest = &bytes[at..];
+                    if !open.is_empty() && rest.starts_with(open) {
+                        // Blanks before the marker are neither reasoning nor answer.
+                        self.pos = base + at + open.len();
+                        self.phase = Phase::Inside;
+                    } else if !is_final && (rest.len() < open.len() && open.starts_with(rest)) {
+                        return base + rel;
+                    } else {
+                        let start = self.pos;
+                        self.answer_from(w, base, start);
+                    }
+                }
+                Phase::Inside => {
+                    let from = self.pos;
+                    let close_at = self
+                        .close
+                        .find(&bytes[from - base..])
+                        .map(|i| from + i)
+                        .filter(|_| !self.reasoning.close.is_empty());
+                    let marker = match self.reasoning.calls {
+                        CallsInReasoning::End => self.next_call_marker(bytes, base, from),
+                        CallsInReasoning::Text => None,
+                    };
+                    match (close_at, marker) {
+                        (Some(c), m) if m.is_none_or(|(at, _)| c <= at) => {
+                            self.emit(w, base, from, c, out);
+                            self.pos = c + self.reasoning.close.len();
+                            self.phase = Phase::Closed;
+                        }
+                        (_, Some((at, _))) => {
+                            self.emit(w, base, from, at, out);
+                            self.answer_from(w, base, at);
+                        }
+                        _ if is_final => {
+                            // Output that ends inside reasoning is all reasoning.
+                            self.emit(w, base, from, end, out);
+                            self.pos = end;
+                            self.answer_from(w, base, end);
+                        }
+                        _ => {
+                            // Hold back what may begin the closing marker or a call marker.
+                            let longest = self
+                                .call_markers
+                                .iter()
+                                .map(|m| m.len())
+                                .chain([self.reasoning.close.len()])
+                                .max()
+                                .unwrap_or(1);
+                            let mut upto = end.saturating_sub(longest - 1).max(from);
+                            while !w.is_char_boundary(upto - base) {
+                                upto -= 1;
+                            }
+                            let upto = upto.max(from);
+                            if upto > from {
+                                self.emit(w, base, from, upto, out);
+                            }
+                            self.pos = upto;
+                            if upto > base {
+                                self.prev = Some(bytes[upto - base - 1]);
+                            }
+                            return upto;
+                        }
+                    }
+                }
+                Phase::Closed => {
+                    let rel = self.pos - base;
+                    let blanks = bytes[rel..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_whitespace())
+                        .count();
+                    let rest = &bytes[rel + blanks..];
+                    let close = self.reasoning.close.as_bytes();
+                    if !close.is_empty() && rest.starts_with(close) {
+                        // A second closing marker after reasoning ended is dropped (the blanks
+                        // before it too).
+                        self.pos = base + rel + blanks + close.len();
+                    } else if !is_final && rest.len() < close.len() && close.starts_with(rest) {
+                        return base + rel;
+                    } else {
+                        let start = self.pos;
+                        self.answer_from(w, base, start);
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Grammar for Reasoned {
+    fn run(&mut self, w: &str, base: usize, is_final: bool, out: &mut Vec<StreamEvent>) -> usize {
+        self.run_split(w, base, is_final, out)
+    }
+
+    fn assembler(&mut self) -> &mut Assembler {
+        self.inner.assembler()
+    }
+
+    fn start_at(&mut self, at: usize) {
+        self.pos = at;
+    }
+}
