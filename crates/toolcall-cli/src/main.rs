@@ -45,8 +45,9 @@ enum Command {
                             typed_by}], \"errors\": [{kind, message, line, column, …, \
                             feedback}], \"prose\": …}. A call's \"typed_by\" is \"schema\" (its \
                             tool is in --schema), \"inference\" (no schema: 007 reads as 7, one \
-                            <x> as a string but two as an array; a note on stderr says so) or \
-                            \"json\" (the legacy JSON form). An error's \"feedback\" is the text \
+                            <x> as a string but two as an array; a note on stderr says so), \
+                            \"text\" (no schema, a raw-text dialect: every value a string) or \
+                            \"json\" (the legacy JSON form, hermes). An error's \"feedback\" is the text \
                             to send back to the model.\n\
                             Exit status: 0 no errors, 1 the input had errors, 2 usage or I/O error.\n\n\
                             Examples:\n  \

@@ -158,3 +158,47 @@ fn typed_by_is_added_after_every_field_a_call_had() {
         ]
     );
 }
+
+#[test]
+fn each_dialect_says_what_typed_its_calls() {
+    let qwen = "<tool_call>\n<function=read_file>\n<parameter=path>\n007\n</parameter>\n\
+                <parameter=line_start>\n10\n</parameter>\n</function>\n</tool_call>";
+    // Raw text without a schema stays text: no inference, so no note.
+    let out = toolcall(&["parse", "-", "--dialect", "qwen3-coder"], Some(qwen));
+    let v = json(&out);
+    assert_eq!(typed_by(&v), ["text"]);
+    assert_eq!(v["calls"][0]["arguments"]["line_start"], "10");
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+    // With the schema, typed by it.
+    let out = toolcall(
+        &[
+            "parse",
+            "-",
+            "--dialect",
+            "qwen3-coder",
+            "--schema",
+            "examples/tools.json",
+        ],
+        Some(qwen),
+    );
+    let v = json(&out);
+    assert_eq!(typed_by(&v), ["schema"]);
+    assert_eq!(v["calls"][0]["arguments"]["line_start"], 10);
+    assert_eq!(v["calls"][0]["arguments"]["path"], "007");
+
+    // Hermes writes JSON, which keeps its own types whatever the schema says.
+    let hermes = r#"<tool_call>{"name": "read_file", "arguments": {"path": 7}}</tool_call>"#;
+    for extra in [&[][..], &["--schema", "examples/tools.json"][..]] {
+        let mut args = vec!["stream", "-", "--dialect", "hermes"];
+        args.extend_from_slice(extra);
+        let out = toolcall(&args, Some(hermes));
+        let finished: Value = text(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .find(|e| e["event"] == "call_finished")
+            .unwrap();
+        assert_eq!(finished["call"]["typed_by"], "json", "{args:?}");
+        assert_eq!(finished["call"]["arguments"]["path"], 7);
+        assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+    }
+}

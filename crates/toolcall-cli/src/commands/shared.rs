@@ -7,7 +7,8 @@ use serde_json::Value;
 use std::path::Path;
 use std::sync::Arc;
 use toolcall::parser::{
-    ParseError, ParseOptions, ParseResult, StreamEvent, StreamParser, ToolCall, ToolSchemas, chunks,
+    Dialect, ParseError, ParseOptions, ParseResult, StreamEvent, StreamParser, ToolCall,
+    ToolSchemas, chunks,
 };
 
 /// The response and the parse options of `parse` or `stream`: `file` (`-` or nothing: standard
@@ -73,21 +74,48 @@ pub(crate) fn parse_in_chunks(text: &str, options: &ParseOptions, n: u64) -> Par
     ParseResult::from_events(stream_events(text, options, n))
 }
 
-/// What typed a call's arguments: `"schema"` (its tool's input schema from `--schema`),
-/// `"inference"` (no schema for its tool: docs/FORMAT.md §5.2, where `007` is 7 and one
-/// `<exclude>` a string but two an array), or `"json"` (the legacy JSON form, whose values are
-/// typed by JSON itself).
+/// What typed a call's arguments:
+///
+/// - `"schema"`: its tool's input schema from `--schema`;
+/// - `"inference"`: no schema for its tool, so the `<tool>` format inferred the types from the
+///   text (docs/FORMAT.md §5.2: `007` is 7, one `<exclude>` a string but two an array);
+/// - `"text"`: no schema for its tool, so a raw-text dialect (the Qwen3-Coder family) kept every
+///   value a string (docs/FORMAT.md §9);
+/// - `"json"`: the arguments were JSON and keep JSON's types (the legacy `<tool>{…}</tool>`
+///   form, Hermes).
 pub(crate) fn typed_by(call: &ToolCall, options: &ParseOptions) -> &'static str {
-    if call.legacy_json {
-        "json"
-    } else if options
+    let has_schema = options
         .schemas
         .as_ref()
-        .is_some_and(|s| s.get(&call.tool_name).is_some())
-    {
-        "schema"
-    } else {
-        "inference"
+        .is_some_and(|s| s.get(&call.tool_name).is_some());
+    match (typing(options.dialect), has_schema) {
+        (Some(Typing::Json), _) => "json",
+        (Some(Typing::Tree), _) if call.legacy_json => "json",
+        (_, true) => "schema",
+        (Some(Typing::Raw), false) => "text",
+        // A dialect this command does not know yet: say inference, so the note suggests a schema.
+        (Some(Typing::Tree) | None, false) => "inference",
+    }
+}
+
+/// How a dialect's arguments are typed when no schema applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Typing {
+    /// An element tree: inferred (`<tool>`; its legacy JSON form is JSON).
+    Tree,
+    /// Raw text per argument: kept as strings.
+    Raw,
+    /// JSON as written, schema or not.
+    Json,
+}
+
+/// The typing of each dialect; `None` for one added to the parser after this command.
+fn typing(dialect: Dialect) -> Option<Typing> {
+    match dialect {
+        Dialect::Tool => Some(Typing::Tree),
+        Dialect::Qwen3Coder | Dialect::SeedOss => Some(Typing::Raw),
+        Dialect::Hermes => Some(Typing::Json),
+        _ => None,
     }
 }
 
@@ -151,5 +179,20 @@ impl InferenceCount {
                 self.unknown_tools.join(", ")
             )
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_dialect_says_how_it_types() {
+        for &dialect in Dialect::ALL {
+            assert!(
+                typing(dialect).is_some(),
+                "say how {dialect} types its arguments, for \"typed_by\""
+            );
+        }
     }
 }
