@@ -132,6 +132,11 @@
 //! | [`bridge`] | (this crate) | calls as MCP `tools/call` params and OpenAI-style native tool calls, tool lists both ways | [`bridge::mcp`], [`bridge::openai`] |
 //! | [`fallback`] | `xml-fallback` | strict XML with the ampersand repair, the element tree, typed decoding of whole documents | [`parse_document`](fallback::parse_document), [`from_str_with_fallback`](fallback::from_str_with_fallback) |
 //!
+//! Besides its own `<tool>` format, the parser reads the formats some models write natively
+//! ([`Dialect`](parser::Dialect): Qwen3-Coder, Seed-OSS, Hermes; set by
+//! [`ParseOptions::with_dialect`](parser::ParseOptions::with_dialect)) and splits a reasoning
+//! block off the answer ([`ParseOptions::with_reasoning`](parser::ParseOptions::with_reasoning)).
+//!
 //! [`prelude`] imports the names most programs need at once. The `agent_loop` example
 //! (`cargo run -q -p toolcall --example agent_loop`) puts the pieces together into an agent: a
 //! scripted model, real tools in a temporary directory, a malformed call corrected after its
