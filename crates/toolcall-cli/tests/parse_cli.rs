@@ -140,3 +140,173 @@ fn stream_prints_json_lines_in_order() {
     assert_eq!(finished[0]["call"]["tool_name"], "write_to_file");
     assert_eq!(finished[1]["call"]["arguments"]["timeout_secs"], 120);
 }
+
+/// The JSON Lines of `toolcall stream`.
+fn json_lines(out: &Output) -> Vec<Value> {
+    common::text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect()
+}
+
+/// The tool names of the calls a `stream` run finished, in order.
+fn streamed_tool_names(events: &[Value]) -> Vec<String> {
+    events
+        .iter()
+        .filter(|e| e["event"] == "call_finished")
+        .map(|e| e["call"]["tool_name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+const FENCED_AND_PLAIN: &str = "Like this:\n```xml\n<tool><tool_name>shown</tool_name></tool>\n```\n\
+                                Now for real:\n<tool><tool_name>run</tool_name></tool>\n";
+
+#[test]
+fn stream_ignores_fenced_calls_on_request_as_parse_does() {
+    let plain = json_lines(&toolcall(&["stream", "-"], Some(FENCED_AND_PLAIN)));
+    assert_eq!(streamed_tool_names(&plain), ["shown", "run"]);
+
+    let out = toolcall(
+        &["stream", "-", "--ignore-fenced", "--chunk-size", "3"],
+        Some(FENCED_AND_PLAIN),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let events = json_lines(&out);
+    assert_eq!(streamed_tool_names(&events), ["run"]);
+    let prose: String = events
+        .iter()
+        .filter(|e| e["event"] == "prose")
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    assert!(prose.contains("<tool><tool_name>shown</tool_name></tool>"));
+
+    // The same semantics as `parse --ignore-fenced`: the same calls and the same prose.
+    let parsed = json(&toolcall(
+        &["parse", "-", "--ignore-fenced"],
+        Some(FENCED_AND_PLAIN),
+    ));
+    assert_eq!(parsed["calls"].as_array().unwrap().len(), 1);
+    assert_eq!(parsed["calls"][0]["tool_name"], "run");
+    assert_eq!(parsed["prose"], prose.as_str());
+}
+
+#[test]
+fn the_schema_can_come_from_standard_input_when_the_response_is_a_file() {
+    let tools = std::fs::read_to_string(common::repo_root().join("examples/tools.json")).unwrap();
+    let from_file = toolcall(
+        &[
+            "parse",
+            "examples/apply_diff_cdata.txt",
+            "--schema",
+            "examples/tools.json",
+        ],
+        None,
+    );
+    let from_stdin = toolcall(
+        &["parse", "examples/apply_diff_cdata.txt", "--schema", "-"],
+        Some(&tools),
+    );
+    assert_eq!(
+        from_stdin.status.code(),
+        Some(0),
+        "{}",
+        common::text(&from_stdin.stderr)
+    );
+    assert_eq!(from_stdin.stdout, from_file.stdout);
+    // Typed by the schema: `edits` is the array of the two edits, not `{"edit": [...]}`.
+    assert_eq!(
+        json(&from_stdin)["calls"][0]["arguments"]["edits"][1]["search"]
+            .as_str()
+            .map(|s| s.starts_with("function process")),
+        Some(true)
+    );
+
+    let streamed = toolcall(
+        &["stream", "examples/apply_diff_cdata.txt", "--schema", "-"],
+        Some(&tools),
+    );
+    assert_eq!(streamed.status.code(), Some(0));
+    let events = json_lines(&streamed);
+    let finished = events
+        .iter()
+        .find(|e| e["event"] == "call_finished")
+        .unwrap();
+    assert!(finished["call"]["arguments"]["edits"].is_array());
+}
+
+#[test]
+fn schema_and_response_cannot_both_come_from_standard_input() {
+    for args in [
+        &["parse", "-", "--schema", "-"][..],
+        &["parse", "--schema", "-"][..],
+        &["stream", "-", "--schema", "-"][..],
+        &["stream", "--schema", "-"][..],
+    ] {
+        // Nothing on standard input: the command refuses before reading it.
+        let out = toolcall(args, None);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty());
+        let stderr = common::text(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.starts_with("toolcall: error: --schema - reads"),
+            "{stderr}"
+        );
+        assert!(stderr.contains("give the response as a FILE"), "{stderr}");
+    }
+    // A schema on standard input that is not JSON is named as such.
+    let out = toolcall(
+        &["parse", "examples/write_file.txt", "--schema", "-"],
+        Some("[{"),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(common::text(&out.stderr).contains("standard input is not valid JSON"));
+}
+
+#[test]
+fn every_error_object_carries_the_feedback_for_the_model() {
+    let reply = "Hi\n<tool><tool_name>w</tool_name><arguments><a>1</b></arguments></tool>";
+    let expected = toolcall::parser::parse(reply).errors()[0].feedback();
+    assert!(expected.starts_with("Your call to `w` could not be read"));
+
+    let v = json(&toolcall(&["parse", "-"], Some(reply)));
+    let error = v["errors"][0].as_object().unwrap();
+    assert_eq!(error["feedback"], expected.as_str());
+    // The fields that were there before are all still there, in their order, feedback last.
+    let keys: Vec<&str> = error.keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "kind",
+            "message",
+            "line",
+            "column",
+            "snippet",
+            "tool_name",
+            "feedback"
+        ]
+    );
+
+    // A call that ends in an error, streamed.
+    let events = json_lines(&toolcall(&["stream", "-"], Some(reply)));
+    let finished = events
+        .iter()
+        .find(|e| e["event"] == "call_finished")
+        .unwrap();
+    assert_eq!(finished["error"]["kind"], "mismatched_tag");
+    assert_eq!(finished["error"]["feedback"], expected.as_str());
+
+    // An error outside any call (the call limit), in both outputs.
+    let many = "<tool><tool_name>a</tool_name></tool>".repeat(1025);
+    let limit_feedback = toolcall::parser::parse(&many).errors()[0].feedback();
+    let v = json(&toolcall(&["parse", "-"], Some(&many)));
+    assert_eq!(v["errors"][0]["kind"], "limit_exceeded");
+    assert_eq!(v["errors"][0]["feedback"], limit_feedback.as_str());
+    let events = json_lines(&toolcall(
+        &["stream", "-", "--chunk-size", "4096"],
+        Some(&many),
+    ));
+    let error = events.iter().find(|e| e["event"] == "error").unwrap();
+    assert_eq!(error["error"]["kind"], "limit_exceeded");
+    assert_eq!(error["error"]["feedback"], limit_feedback.as_str());
+}

@@ -1,4 +1,4 @@
-//! Strict XML for text written by language models, with the ampersand repair of ADR-0024.
+//! Strict XML for text written by language models, with the ampersand repair (docs/FORMAT.md §4).
 //!
 //! Models write `a && b` and `?x=1&y=2` inside XML far more often than they write broken XML of
 //! any other kind. This crate parses strictly first and, only when that fails, escapes the bare

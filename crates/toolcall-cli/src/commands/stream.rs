@@ -1,32 +1,42 @@
 //! `toolcall stream`: the streaming parser's events as JSON Lines.
 
-use crate::commands::parse::call_json;
-use crate::commands::shared::{load_options, stream_events};
-use crate::input::read_input;
+use crate::commands::shared::{InferenceCount, call_json, error_json, load, stream_events};
 use crate::{Exit, StreamArgs};
 use anyhow::Result;
 use serde_json::{Value, json};
 use std::io::Write;
-use toolcall::parser::StreamEvent;
+use toolcall::parser::{ParseOptions, StreamEvent};
 
 /// Runs the subcommand.
 pub(crate) fn run(args: &StreamArgs) -> Result<Exit> {
-    let text = read_input(args.file.as_deref())?;
-    let options = args
-        .reasoning
-        .apply(load_options(args.schema.as_deref(), false)?.with_dialect(args.dialect));
+    let (text, options) = load(
+        args.file.as_deref(),
+        args.schema.as_deref(),
+        args.ignore_fenced,
+    )?;
+    let options = args.reasoning.apply(options.with_dialect(args.dialect));
     let events = stream_events(&text, &options, args.chunk_size);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut had_errors = false;
+    let mut inferred = InferenceCount::default();
     for e in &events {
         had_errors |= matches!(
             e,
             StreamEvent::Error { .. } | StreamEvent::CallFinished { result: Err(_), .. }
         );
-        writeln!(out, "{}", event_json(e))?;
+        if let StreamEvent::CallFinished {
+            result: Ok(call), ..
+        } = e
+        {
+            inferred.add(call, &options);
+        }
+        writeln!(out, "{}", event_json(e, &options))?;
     }
     out.flush()?;
+    if let Some(note) = inferred.note(&options) {
+        eprintln!("{note}");
+    }
     Ok(if had_errors {
         Exit::InputErrors
     } else {
@@ -34,13 +44,17 @@ pub(crate) fn run(args: &StreamArgs) -> Result<Exit> {
     })
 }
 
-/// One event as a JSON object with an `event` field naming its kind.
-fn event_json(e: &StreamEvent) -> Value {
+/// One event as a JSON object with an `event` field naming its kind; calls carry their
+/// `typed_by`, errors their `feedback`.
+fn event_json(e: &StreamEvent, options: &ParseOptions) -> Value {
     match e {
         StreamEvent::CallFinished { index, result } => match result {
-            Ok(call) => json!({"event": "call_finished", "index": index, "call": call_json(call)}),
-            Err(err) => json!({"event": "call_finished", "index": index, "error": err}),
+            Ok(call) => {
+                json!({"event": "call_finished", "index": index, "call": call_json(call, options)})
+            }
+            Err(err) => json!({"event": "call_finished", "index": index, "error": error_json(err)}),
         },
+        StreamEvent::Error { error } => json!({"event": "error", "error": error_json(error)}),
         other => serde_json::to_value(other).unwrap_or(Value::Null),
     }
 }

@@ -1,4 +1,5 @@
-//! `toolcall thread`: a JSON array of agent events in, the SPEC-01 `<thread>` document out.
+//! `toolcall thread`: a JSON array of agent events in, the `<thread>` document (docs/FORMAT.md
+//! §8) out.
 //!
 //! Standard output gets exactly the serializer's output (the document, then the response
 //! prefix after a newline when one is given) followed by one newline, as a command's output
