@@ -38,7 +38,7 @@ pub use error::{ErrorKind, ParseError};
 pub use event::StreamEvent;
 pub use options::{Limits, ParseOptions};
 pub use output::{ParseResult, Segment};
-pub use schema::{SchemaError, ToolSchemas};
+pub use schema::{DEFAULT_SERVER_NAME, SchemaError, ToolDef, ToolSchemas};
 pub use stream::{StreamParser, chunks};
 
 /// The element that wraps one call.

@@ -1,8 +1,8 @@
 //! [`describe_tools`]: one compact block per tool: name, description, parameters, and an example
 //! call generated from the schema.
 
+use crate::ToolDef;
 use crate::example::example_arguments;
-use crate::tool_def::ToolDef;
 use arg_types::json_schema::{SchemaDoc, alternatives, item_schema, required, types_with_values};
 use arg_types::write::{WriteError, write_arguments};
 use serde_json::Value as Json;
