@@ -1,6 +1,6 @@
 //! Events JSON as JavaScript writes it goes through `toolcall thread`'s path (`events_from_json`,
 //! `serialize_thread_to_xml`, `parse_thread_xml`) with its JSON bodies unchanged, byte for byte
-//! (FORMAT.md §8.3, §8.6): numbers printed by `Number::toString`, strings by `JSON.stringify`,
+//! (FORMAT.md §8.3, §8.5): numbers printed by `Number::toString`, strings by `JSON.stringify`,
 //! including the lone surrogate escapes it writes; integral floats where integers are expected.
 //!
 //! The numbers are printed here by a reference written from ECMA-262's definition of
