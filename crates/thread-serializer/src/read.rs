@@ -5,8 +5,10 @@ use xml::name::OwnedName;
 use xml::reader::XmlEvent;
 use xml_fallback::{Position, StrictReader, XmlErrorKind};
 
-/// One `<event>` of a thread, as an XML reader sees it.
+/// One `<event>` of a thread, as an XML reader sees it. More fields may come
+/// (`#[non_exhaustive]`); entries are made by [`parse_thread_xml`].
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ThreadEntry {
     /// The `type` attribute: `human`, `tool_input`, `summary`, …
     pub event_type: String,
@@ -35,8 +37,10 @@ impl ThreadEntry {
     }
 }
 
-/// A thread read back: its entries, and the response prefix that followed `</thread>`.
+/// A thread read back: its entries, and the response prefix that followed `</thread>`. More
+/// fields may come (`#[non_exhaustive]`); it is made by [`parse_thread_xml`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ParsedThread {
     /// The `<event>` elements, in order.
     pub entries: Vec<ThreadEntry>,
