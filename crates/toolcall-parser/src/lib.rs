@@ -38,11 +38,14 @@ pub use error::{ErrorKind, ParseError};
 pub use event::StreamEvent;
 pub use options::{Limits, ParseOptions};
 pub use output::{ParseResult, Segment};
-pub use schema::{DEFAULT_SERVER_NAME, SchemaError, ToolDef, ToolSchemas};
+pub use schema::{SchemaError, ToolSchemas};
 pub use stream::{StreamParser, chunks};
 
 /// The element that wraps one call.
 pub const TOOL_TAG: &str = "tool";
+
+// The one tool definition type, read from any tools JSON; toolcall-prompt re-exports it.
+pub use schema::{DEFAULT_SERVER_NAME, ToolDef};
 
 /// Parses a whole response with default options.
 pub fn parse(text: &str) -> ParseResult {
