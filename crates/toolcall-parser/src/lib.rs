@@ -54,6 +54,9 @@ pub use stream::{StreamParser, chunks};
 /// The element that wraps one call.
 pub const TOOL_TAG: &str = "tool";
 
+// The one tool definition type, read from any tools JSON; toolcall-prompt re-exports it.
+pub use schema::{DEFAULT_SERVER_NAME, ToolDef};
+
 /// Parses a whole response with default options.
 pub fn parse(text: &str) -> ParseResult {
     parse_with(text, &ParseOptions::default())

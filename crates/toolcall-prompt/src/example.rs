@@ -26,6 +26,7 @@ use arg_types::json_schema::{
 use arg_types::write::is_element_name;
 use arg_types::{Map, Value};
 use serde_json::Value as Json;
+use std::collections::HashSet;
 
 /// Depth from which optional members are left out and arrays get only `minItems` items.
 const SHALLOW_DEPTH: usize = 4;
@@ -164,13 +165,15 @@ impl Generator<'_> {
     fn object(&self, s: &Json, depth: usize, index: usize) -> Map {
         let mut out = Map::new();
         let required = required(s);
+        // A set: `required` may list tens of thousands of names, each looked up per property.
+        let required_set: HashSet<&str> = required.iter().copied().collect();
         let empty = serde_json::Map::new();
         let properties = s
             .get("properties")
             .and_then(Json::as_object)
             .unwrap_or(&empty);
         for (name, schema) in properties {
-            if required.contains(&name.as_str()) {
+            if required_set.contains(name.as_str()) {
                 out.insert(name.clone(), self.value(name, schema, depth + 1, index));
             }
         }

@@ -11,6 +11,8 @@
 //! - [`from_str_with_fallback`]: typed decoding of a whole document through serde, with the same
 //!   fallback; [`from_element`] decodes any element of a tree ([`de`] has the rules).
 //! - DOCTYPE declarations are refused and input size and nesting depth are bounded ([`Limits`]).
+//! - [`reader_config`] and [`StrictReader`]: the workspace's one configuration of the xml-rs
+//!   reader, with the DOCTYPE refusal, for every crate that reads XML with xml-rs.
 //!
 //! It also holds what the rest of the workspace shares about XML: the one definition of a valid
 //! reference ([`reference`](mod@reference)), the one escaping routine ([`escape`]), the
@@ -55,5 +57,5 @@ pub use fallback::{
 pub use limits::Limits;
 pub use position::Position;
 pub use repair::{Parsed, Repair, RepairKind};
-pub use strict::parse_strict;
+pub use strict::{StrictReader, parse_strict, reader_config};
 pub use tree::{Attribute, Element, Node};

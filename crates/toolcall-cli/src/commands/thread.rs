@@ -15,7 +15,7 @@ use toolcall::thread::{AgentEvent, SerializerOptions, write_thread_io};
 /// Runs the subcommand.
 pub(crate) fn run(args: &crate::ThreadArgs) -> Result<Exit> {
     let input = read_input(args.file.as_deref())?;
-    let events: Vec<AgentEvent> = match serde_json::from_str(&input) {
+    let events: Vec<AgentEvent> = match toolcall::thread::events_from_json(&input) {
         Ok(events) => events,
         Err(e) => {
             eprintln!("toolcall: error: {}", describe_json_error(&e));
