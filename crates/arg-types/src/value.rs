@@ -36,7 +36,33 @@ use std::fmt;
 /// m.insert("line".to_string(), Value::Int(3));
 /// assert_eq!(Value::Object(m).get("line"), Some(&Value::Int(3)));
 /// ```
-#[derive(Debug, Clone, PartialEq, Default)]
+///
+/// # Equality
+///
+/// Equality is structural and **reflexive**, so `Value` is [`Eq`] and a parse result always
+/// equals itself and its clone:
+///
+/// - two floats are equal when they are the same `f64` bit for bit, except that every `NaN`
+///   equals every `NaN` whatever its sign and payload (all are written `NaN`). So
+///   `NaN == NaN`, and `0.0 != -0.0` (they are written `0.0` and `-0.0`);
+/// - a float never equals an integer (`Int(1) != Float(1.0)`: they are written `1` and `1.0`);
+/// - objects are equal when they hold the same members with equal values, in any order (as
+///   [`IndexMap`] compares); arrays item by item, in order.
+///
+/// Two values without objects are thus equal exactly when their [`Display`](fmt::Display)
+/// texts are.
+///
+/// ```
+/// use arg_types::Value;
+/// let nan = Value::Float(f64::NAN);
+/// assert_eq!(nan, nan.clone());
+/// assert_eq!(nan, Value::Float(-f64::NAN));
+/// assert_ne!(Value::Float(0.0), Value::Float(-0.0));
+/// assert_ne!(Value::Int(1), Value::Float(1.0));
+/// let nested = Value::Array(vec![Value::Float(f64::NAN), Value::Float(f64::INFINITY)]);
+/// assert_eq!(nested, nested.clone());
+/// ```
+#[derive(Debug, Clone, Default)]
 pub enum Value {
     /// `null`.
     #[default]
@@ -57,6 +83,30 @@ pub enum Value {
 
 /// An ordered map from argument names to values, keeping document order.
 pub type Map = IndexMap<String, Value>;
+
+/// Float equality for [`Value`]: the same bits, or both `NaN`. An equivalence relation, unlike
+/// `==` on `f64`.
+pub(crate) fn same_float(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Null, Value::Null) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Float(a), Value::Float(b)) => same_float(*a, *b),
+            (Value::String(a), Value::String(b)) => a == b,
+            (Value::Array(a), Value::Array(b)) => a == b,
+            (Value::Object(a), Value::Object(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+/// Equality on [`Value`] is reflexive (see [`Value`]'s "Equality").
+impl Eq for Value {}
 
 impl Value {
     /// The member `key` of an object.
