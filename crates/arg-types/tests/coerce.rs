@@ -80,15 +80,40 @@ fn integers() {
     assert_eq!(one("1e3"), Value::Int(1000));
     assert_eq!(one("<![CDATA[42]]>"), Value::Int(42));
     assert_eq!(one("9223372036854775807"), Value::Int(i64::MAX));
+    // Beyond i64: every digit kept, in JSON output too.
+    let big = one("-00123456789012345678901234567890");
+    assert_eq!(big.to_string(), "-123456789012345678901234567890");
+    assert_eq!(
+        serde_json::to_string(&big).unwrap(),
+        "-123456789012345678901234567890"
+    );
+    assert_eq!(one("9223372036854775808"), Value::from(1u64 << 63));
+    // Exponent and fraction forms are read exactly, never through f64.
+    assert_eq!(
+        one("9.007199254740993e15"),
+        Value::Int(9_007_199_254_740_993)
+    );
+    assert_eq!(one("1.5e1"), Value::Int(15));
+    assert_eq!(one("-0.0"), Value::Int(0));
+    assert_eq!(one("1e20").to_string(), "100000000000000000000");
     let err = |t: &str| error(&format!("<arguments><n>{t}</n></arguments>"), &schema);
     assert_eq!(
         err("1.5"),
         r#"argument "n": expected integer, found "1.5": not a whole number"#
     );
     assert_eq!(
-        err("9223372036854775808"),
-        r#"argument "n": expected integer, found "9223372036854775808": out of range for a 64-bit integer"#
+        err("1.00000000000000001"),
+        r#"argument "n": expected integer, found "1.00000000000000001": not a whole number"#
     );
+    assert_eq!(
+        err("9007199254740993e-1"),
+        r#"argument "n": expected integer, found "9007199254740993e-1": not a whole number"#
+    );
+    assert_eq!(
+        err("1e1000"),
+        r#"argument "n": expected integer, found "1e1000": out of range for an exact integer"#
+    );
+    assert_eq!(one("1e999").to_string().len(), 1000);
     assert_eq!(err("ten"), r#"argument "n": expected integer, found "ten""#);
     assert_eq!(
         err(""),
@@ -112,10 +137,14 @@ fn numbers() {
     assert_eq!(one("5"), Value::Int(5));
     assert_eq!(one("5.0"), Value::Float(5.0));
     assert_eq!(one("-Inf"), Value::Float(f64::NEG_INFINITY));
+    // Integers of any size keep every digit; other numbers are the nearest f64.
     assert_eq!(
-        one("18446744073709551616"),
-        Value::Float(18446744073709551616.0)
+        one("18446744073709551616").to_string(),
+        "18446744073709551616"
     );
+    assert_eq!(one("9007199254740993"), Value::Int(9_007_199_254_740_993));
+    assert_eq!(one("201.53987407684326"), Value::Float(201.53987407684326));
+    assert_eq!(one("1.25e3"), Value::Float(1250.0));
     assert!(error("<arguments><x>1e999</x></arguments>", &schema).contains("out of range"));
     assert!(error("<arguments><x>inf</x></arguments>", &schema).contains("expected number"));
 }
@@ -401,6 +430,77 @@ fn enums_and_const() {
     assert_eq!(
         coerce("<arguments><f>2.0</f></arguments>", &floats)["f"],
         Value::Float(2.0)
+    );
+    assert_eq!(
+        coerce("<arguments><f>15e-1</f></arguments>", &floats)["f"],
+        Value::Float(1.5)
+    );
+}
+
+/// `enum` and `const` numbers compare exactly by decimal value, never through f64: the value
+/// written is checked, and a listed value is never replaced by a neighbour.
+#[test]
+fn enum_and_const_numbers_compare_exactly() {
+    let schema = props(json!({
+        "typed": {"type": "integer", "const": 9007199254740992u64},
+        "untyped": {"const": 9007199254740992u64},
+        "num": {"type": "number", "enum": [0.1, 9007199254740993u64]},
+        "any": {"enum": [9007199254740993u64, "x"]},
+        "big": {"const": 18446744073709551615u64},
+    }));
+    let one = |name: &str, t: &str| {
+        coerce(
+            &format!("<arguments><{name}>{t}</{name}></arguments>"),
+            &schema,
+        )[name]
+            .clone()
+    };
+    let rejected = |name: &str, t: &str| {
+        let e = error(
+            &format!("<arguments><{name}>{t}</{name}></arguments>"),
+            &schema,
+        );
+        assert!(e.contains("expected "), "{name}={t}: {e}");
+    };
+    assert_eq!(
+        one("typed", "9007199254740992"),
+        Value::Int(9_007_199_254_740_992)
+    );
+    rejected("typed", "9007199254740993");
+    assert_eq!(
+        one("untyped", "9007199254740992"),
+        Value::Int(9_007_199_254_740_992)
+    );
+    assert_eq!(
+        one("untyped", "9.007199254740992e15"),
+        Value::Int(9_007_199_254_740_992)
+    );
+    rejected("untyped", "9007199254740993");
+    rejected("untyped", "9007199254740992.0000001");
+    assert_eq!(one("num", "0.10"), Value::Float(0.1));
+    rejected("num", "0.1000000000000000055511151231257827");
+    assert_eq!(
+        one("num", "9007199254740993"),
+        Value::Int(9_007_199_254_740_993)
+    );
+    rejected("num", "9007199254740992");
+    assert_eq!(
+        one("any", "9007199254740993"),
+        Value::Int(9_007_199_254_740_993)
+    );
+    rejected("any", "9007199254740994");
+    assert_eq!(one("big", "18446744073709551615"), Value::from(u64::MAX));
+    rejected("big", "18446744073709551614");
+    // Numbers inside listed arrays and objects compare exactly too.
+    let nested = props(json!({"a": {"enum": [[9007199254740993u64], {"k": 1.5}]}}));
+    assert_eq!(
+        coerce("<arguments><a>9007199254740993</a></arguments>", &nested)["a"],
+        Value::Array(vec![Value::Int(9_007_199_254_740_993)])
+    );
+    assert!(error("<arguments><a>9007199254740992</a></arguments>", &nested).contains("expected"));
+    assert_eq!(
+        coerce("<arguments><a><k>1.50</k></a></arguments>", &nested)["a"].get("k"),
+        Some(&Value::Float(1.5))
     );
 }
 

@@ -25,6 +25,7 @@ fn arb_value() -> impl Strategy<Value = Value> {
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
         any::<i64>().prop_map(Value::Int),
+        any::<i128>().prop_map(Value::from),
         arb_float().prop_map(Value::Float),
         "[a-z0-9 ]{0,4}".prop_map(Value::String),
     ];
