@@ -691,11 +691,11 @@ pub(crate) fn same(v: &Value, c: &Json, text: Option<&str>) -> bool {
     }
 }
 
-fn describe_types(types: &[&str]) -> String {
+pub(crate) fn describe_types(types: &[&str]) -> String {
     types.join(" or ")
 }
 
-fn describe_enum(values: &[Json]) -> String {
+pub(crate) fn describe_enum(values: &[Json]) -> String {
     let shown: Vec<String> = values.iter().take(12).map(Json::to_string).collect();
     let more = if values.len() > 12 { ", …" } else { "" };
     if values.len() == 1 {
@@ -705,7 +705,7 @@ fn describe_enum(values: &[Json]) -> String {
     }
 }
 
-fn describe_any_of(branches: &[Json]) -> String {
+pub(crate) fn describe_any_of(branches: &[Json]) -> String {
     let mut parts: Vec<String> = Vec::new();
     for b in branches {
         let d = if !b.is_object() {
