@@ -17,7 +17,7 @@
 //! Scalar text is trimmed; CDATA is accepted by every type (it only quotes text). Also handled:
 //! `properties`, `required`, `additionalProperties` (`false` rejects unknown members, a schema
 //! coerces them, absent or `true` infers them blind), `items` / `prefixItems`, `enum` and
-//! `const` (after coercion; numbers compare by value), `anyOf` / `oneOf` (the first branch that
+//! `const` (after coercion; numbers compare exactly by decimal value), `anyOf` / `oneOf` (the first branch that
 //! coerces, in the order given), `type` lists (in the order given, except that the text `null`
 //! takes `null` first when it is allowed), local `$ref`s (`#/$defs/…`), and `allOf` (merged),
 //! all read as [`crate::json_schema`] reads them.
@@ -304,6 +304,15 @@ impl<'a> Coercer<'a> {
         if types.is_empty() {
             return Some(self.blind(els));
         }
+        if !s.contains_key("type")
+            && types == ["object"]
+            && !matches!(els, [e] if e.has_child_elements() || is_empty_element(e))
+        {
+            // `properties`, `required`, `additionalProperties` without `type` read an object
+            // when the element holds one; JSON Schema applies them to objects only, so any other
+            // value is valid, and is read as no schema would read it.
+            return Some(self.blind(els));
+        }
         if let [single] = els {
             if types.contains(&"null") && is_null_text(single) {
                 return Some(Value::Null);
@@ -415,7 +424,9 @@ impl<'a> Coercer<'a> {
         rest.remove("const");
         let rest_json = Json::Object(rest);
         let expected = describe_enum(values);
-        if !types(&rest_json).is_empty()
+        // Typed by an explicit `type` only: a type implied by `properties` or `items` does not
+        // restrict the listed values (`{"const": "x", "properties": {}}` accepts "x").
+        if (rest_json.get("type").is_some() && !types(&rest_json).is_empty())
             || rest_json.get("anyOf").is_some()
             || rest_json.get("oneOf").is_some()
         {

@@ -652,3 +652,46 @@ fn self_referring_any_of_ends_with_an_error_not_a_hang() {
     // Not a timing assertion on speed, a guard against the exponential case coming back.
     assert!(started.elapsed() < std::time::Duration::from_secs(30));
 }
+
+/// `properties` (or `required`, `additionalProperties`) imply an object and `items` an array
+/// when `type` is absent: they say how to read an element that has that structure, but reject
+/// nothing else, as JSON Schema applies them to objects and arrays only; listed values are
+/// checked by value.
+#[test]
+fn schemas_without_type() {
+    let one = |schema: Json, inner: &str| {
+        let s = props(json!({"p": schema}));
+        coerce(&format!("<arguments><p>{inner}</p></arguments>"), &s)["p"].clone()
+    };
+    // Once "expected \"x\", found \"x\"".
+    assert_eq!(one(json!({"enum": ["x"], "properties": {}}), "x"), s("x"));
+    assert_eq!(one(json!({"const": "x", "items": {}}), "x"), s("x"));
+    assert_eq!(
+        one(
+            json!({"anyOf": [{"const": "x"}], "properties": {"a": {}}}),
+            "x"
+        ),
+        s("x")
+    );
+    // The structure is still read through the implied type.
+    let obj = json!({"properties": {"a": {"type": "string"}}, "required": ["a"]});
+    assert_eq!(one(obj.clone(), "<a>007</a>").get("a"), Some(&s("007")));
+    assert_eq!(
+        error(
+            "<arguments><p></p></arguments>",
+            &props(json!({"p": obj.clone()}))
+        ),
+        r#"argument "p.a": expected string, found nothing: the argument is required"#
+    );
+    assert_eq!(one(obj.clone(), "x"), s("x"));
+    assert_eq!(one(obj.clone(), "42"), Value::Int(42));
+    let arr = json!({"items": {"type": "string"}});
+    assert_eq!(one(arr.clone(), "007"), Value::Array(vec![s("007")]));
+    // With an explicit type the type is required.
+    let typed = json!({"type": "object", "properties": {}});
+    let e = error(
+        "<arguments><p>x</p></arguments>",
+        &props(json!({"p": typed})),
+    );
+    assert_eq!(e, r#"argument "p": expected object, found "x""#);
+}
