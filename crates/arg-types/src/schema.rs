@@ -34,8 +34,10 @@ use crate::tree::{groups, inner_markup, is_mixed, value_from_element_in};
 use crate::{Map, Value};
 use serde_json::Value as Json;
 use std::fmt;
-use xml_fallback::text::{array_items, element_value, is_blank, is_wrapper, trim_xml};
-use xml_fallback::tree::{Element, Node};
+use xml_fallback::text::{
+    array_items, element_value, is_blank, is_empty_element, is_wrapper, trim_xml,
+};
+use xml_fallback::tree::Element;
 
 /// An argument that does not fit the schema, worded so that it can be sent back to the model.
 ///
@@ -486,7 +488,7 @@ impl<'a> Coercer<'a> {
                     "integer" => integer(text),
                     "number" => number(text),
                     "boolean" => boolean(text),
-                    "null" if text.is_empty() || text.eq_ignore_ascii_case("null") => {
+                    "null" if is_empty_element(e) || text.eq_ignore_ascii_case("null") => {
                         Ok(Value::Null)
                     }
                     "null" => Err(""),
@@ -742,14 +744,6 @@ pub(crate) fn describe_any_of(branches: &[Json]) -> String {
     }
 }
 
-/// Whether `e` holds nothing: no child elements, no CDATA, blank text.
-fn is_empty_element(e: &Element) -> bool {
-    e.children.iter().all(|n| match n {
-        Node::Text(t) => is_blank(t),
-        _ => false,
-    })
-}
-
 /// Whether `e` is a leaf whose text (not CDATA) is `null` in any case.
 fn is_null_text(e: &Element) -> bool {
     !e.has_child_elements()
@@ -775,8 +769,20 @@ fn found(els: &[&Element]) -> String {
                 format!("an element with child elements {shown}{more}")
             } else {
                 let text = element_value(e);
-                if is_blank(&text) && !e.has_cdata() {
+                if is_empty_element(e) {
                     "an empty element".into()
+                } else if is_blank(&text) && !e.has_cdata() {
+                    let names: Vec<&str> = e
+                        .attributes
+                        .iter()
+                        .take(4)
+                        .map(|a| a.name.as_str())
+                        .collect();
+                    let more = if e.attributes.len() > 4 { ", …" } else { "" };
+                    format!(
+                        "an element with attributes only ({}{more})",
+                        names.join(", ")
+                    )
                 } else {
                     let shown: String = text.chars().take(60).collect();
                     let more = if text.chars().nth(60).is_some() {

@@ -695,3 +695,31 @@ fn schemas_without_type() {
     );
     assert_eq!(e, r#"argument "p": expected object, found "x""#);
 }
+
+/// The one rule of an empty element (`xml_fallback::text::is_empty_element`, docs/FORMAT.md §2)
+/// where coercion reads "nothing": `[]`, `{}`, `null`. Attributes and CDATA are content, so an
+/// element holding only attributes (which coercion does not read) is not taken for nothing.
+#[test]
+fn empty_elements_follow_the_one_rule() {
+    let schema = props(json!({
+        "a": {"type": "array", "items": {"type": "string"}},
+        "o": {"type": "object"},
+        "z": {"type": "null"}
+    }));
+    let m = coerce("<arguments><a>\n</a><o/><z> </z></arguments>", &schema);
+    assert_eq!(m["a"], Value::Array(vec![]));
+    assert_eq!(m["o"], Value::Object(Map::new()));
+    assert_eq!(m["z"], Value::Null);
+    // An attribute: one (empty) item, not `[]`; an error, not `{}` or `null`.
+    let m = coerce("<arguments><a kind=\"x\"/></arguments>", &schema);
+    assert_eq!(m["a"], Value::Array(vec![s("")]));
+    assert_eq!(
+        error("<arguments><o kind=\"x\" id=\"2\"/></arguments>", &schema),
+        r#"argument "o": expected object, found an element with attributes only (kind, id)"#
+    );
+    assert!(error("<arguments><z kind=\"x\"/></arguments>", &schema).contains("expected null"));
+    // CDATA, even empty, is a string written on purpose.
+    let m = coerce("<arguments><a><![CDATA[]]></a></arguments>", &schema);
+    assert_eq!(m["a"], Value::Array(vec![s("")]));
+    assert!(error("<arguments><z><![CDATA[]]></z></arguments>", &schema).contains("expected null"));
+}
