@@ -200,6 +200,15 @@ fn main() -> ExitCode {
     });
     let exit = match outcome {
         Ok(Ok(exit)) => exit,
+        // The reader of our output went away (`toolcall parse … | head`): nothing more to say.
+        Ok(Err(e))
+            if e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            }) =>
+        {
+            Exit::Success
+        }
         Ok(Err(e)) => {
             eprintln!("toolcall: error: {e:#}");
             Exit::Usage

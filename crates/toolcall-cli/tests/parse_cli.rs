@@ -279,7 +279,10 @@ fn every_error_object_carries_the_feedback_for_the_model() {
         keys[..6],
         ["kind", "message", "line", "column", "snippet", "tool_name"]
     );
-    assert!(keys.contains(&"feedback") && keys.contains(&"span"), "{keys:?}");
+    assert!(
+        keys.contains(&"feedback") && keys.contains(&"span"),
+        "{keys:?}"
+    );
 
     // A call that ends in an error, streamed.
     let events = json_lines(&toolcall(&["stream", "-"], Some(reply)));
@@ -303,4 +306,32 @@ fn every_error_object_carries_the_feedback_for_the_model() {
     let error = events.iter().find(|e| e["event"] == "error").unwrap();
     assert_eq!(error["error"]["kind"], "limit_exceeded");
     assert_eq!(error["error"]["feedback"], limit_feedback.as_str());
+}
+
+/// `toolcall parse … | head`: when the reader of the output goes away, the CLI stops quietly
+/// (exit 0), with no "internal error".
+#[test]
+fn a_closed_output_pipe_is_not_an_error() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let reply =
+        "<tool><tool_name>w</tool_name><arguments><a>x</a></arguments></tool>\n".repeat(3000);
+    for command in ["parse", "stream"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolcall"))
+            .args([command, "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("runs");
+        // Close our end of its output before it writes: every write meets a closed pipe.
+        drop(child.stdout.take());
+        let mut stdin = child.stdin.take().expect("stdin");
+        let _ = stdin.write_all(reply.as_bytes());
+        drop(stdin);
+        let out = child.wait_with_output().expect("finishes");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("internal error"), "{command}: {stderr}");
+        assert_eq!(out.status.code(), Some(0), "{command}: {stderr}");
+    }
 }

@@ -119,8 +119,6 @@ pub(crate) enum Arguments {
 pub(crate) struct RawArgument {
     pub(crate) name: String,
     pub(crate) text: String,
-    /// Absolute offset of the argument's opening tag.
-    pub(crate) at: usize,
 }
 
 impl Assembler {
@@ -516,15 +514,11 @@ impl Assembler {
             .tool_name
             .as_deref()
             .and_then(|t| self.opts.schemas.as_ref()?.get(t));
-        let mut map = serde_json::Map::new();
-        for arg in args {
-            let property = schema
-                .and_then(|s| s.get("properties"))
-                .and_then(|p| p.get(&arg.name));
-            let (value, _) = interim_type_raw(arg.text.clone(), property);
-            map.insert(arg.name.clone(), serde_json::Value::from(value));
-        }
-        serde_json::Value::Object(map)
+        let typed = arg_types::raw::type_raw_arguments(
+            args.iter().map(|a| (a.name.as_str(), a.text.as_str())),
+            schema,
+        );
+        serde_json::Value::from(Value::Object(typed.arguments))
     }
 
     /// Types arguments written as raw text by the tool's schema; a value that fits none of its
@@ -537,18 +531,17 @@ impl Assembler {
         raw: Vec<RawArgument>,
         schema: Option<&serde_json::Value>,
     ) -> Map {
-        let mut map = Map::with_capacity(raw.len());
-        for arg in raw {
-            let property = schema
-                .and_then(|s| s.get("properties"))
-                .and_then(|p| p.get(&arg.name));
-            let (value, fits) = interim_type_raw(arg.text, property);
-            if !fits {
-                self.repair(w, base, core, RepairKind::ValueAsString, arg.at);
-            }
-            map.insert(arg.name, value);
+        let typed = arg_types::raw::type_raw_arguments(
+            raw.iter().map(|a| (a.name.as_str(), a.text.as_str())),
+            schema,
+        );
+        for mismatch in &typed.mismatches {
+            let at = core
+                .argument_start(&mismatch.name)
+                .map_or(core.start, |(at, _)| at);
+            self.repair(w, base, core, RepairKind::ValueAsString, at);
         }
-        map
+        typed.arguments
     }
 }
 
@@ -593,49 +586,4 @@ pub(crate) fn complete_snippet(
 fn server_name(s: Option<String>) -> String {
     s.filter(|s| !s.is_empty())
         .unwrap_or_else(|| "local".to_owned())
-}
-
-/// Raw text typed by a property schema (interim, until arg-types' raw-text typing lands).
-fn interim_type_raw(text: String, property: Option<&serde_json::Value>) -> (Value, bool) {
-    let Some(property) = property else {
-        return (Value::String(text), true);
-    };
-    let types: Vec<&str> = match property.get("type") {
-        Some(serde_json::Value::String(t)) => vec![t.as_str()],
-        Some(serde_json::Value::Array(ts)) => ts.iter().filter_map(|t| t.as_str()).collect(),
-        _ => Vec::new(),
-    };
-    if types.is_empty() || types.contains(&"string") {
-        return (Value::String(text), true);
-    }
-    let t = text.trim();
-    for ty in types {
-        let v = match ty {
-            "integer" => t.parse::<i64>().ok().map(Value::Int),
-            "number" => t.parse::<i64>().ok().map(Value::Int).or_else(|| {
-                t.parse::<f64>()
-                    .ok()
-                    .filter(|f| f.is_finite())
-                    .map(Value::Float)
-            }),
-            "boolean" => match t {
-                "true" | "True" => Some(Value::Bool(true)),
-                "false" | "False" => Some(Value::Bool(false)),
-                _ => None,
-            },
-            "null" => matches!(t, "null" | "None").then_some(Value::Null),
-            "object" | "array" => serde_json::from_str::<serde_json::Value>(t)
-                .ok()
-                .filter(|j| j.is_object() == (ty == "object") && j.is_array() == (ty == "array"))
-                .map(Value::from),
-            _ => None,
-        };
-        if let Some(v) = v {
-            return (v, true);
-        }
-    }
-    if matches!(t, "null" | "None") {
-        return (Value::Null, true);
-    }
-    (Value::String(text), false)
 }

@@ -272,7 +272,12 @@ fn dialect_names_parse() {
 
 #[test]
 fn blanks_around_the_equals_sign_and_the_name_are_allowed() {
-    let r = qwen("<tool_call> <function = glob>\n<parameter= pattern >\n**/a.json\n</parameter>\n</function>\n</tool_call>");
+    let r = qwen(
+        "<tool_call> <function = glob>\n<parameter= pattern >\n**/a.json\n</parameter>\n</function>\n</tool_call>",
+    );
     assert_eq!(r.calls()[0].tool_name, "glob");
-    assert_eq!(r.calls()[0].arguments["pattern"].as_str(), Some("**/a.json"));
+    assert_eq!(
+        r.calls()[0].arguments["pattern"].as_str(),
+        Some("**/a.json")
+    );
 }

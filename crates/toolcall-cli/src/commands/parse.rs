@@ -26,7 +26,12 @@ pub(crate) fn run(args: &ParseArgs) -> Result<Exit> {
     if args.stats {
         out["stats"] = stats(&result);
     }
-    println!("{}", serde_json::to_string_pretty(&out)?);
+    {
+        use std::io::Write;
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
+        stdout.flush()?;
+    }
     let mut inferred = InferenceCount::default();
     for call in result.calls() {
         inferred.add(call, &options);

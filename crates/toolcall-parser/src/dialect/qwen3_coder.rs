@@ -200,8 +200,6 @@ impl Default for Finders {
 #[derive(Debug)]
 struct Param {
     name: Arc<str>,
-    /// Absolute offset of `<parameter=…>`.
-    at: usize,
     text: String,
     /// Whether the layout newline after the opening tag was looked for.
     started: bool,
@@ -682,7 +680,6 @@ impl Qwen3Coder {
         }
         Some(Param {
             name,
-            at,
             text: String::new(),
             started: false,
             sent: 0,
@@ -696,7 +693,6 @@ impl Qwen3Coder {
         self.deliver(call, &mut param, true, out);
         call.core.delta_argument = None;
         let name = param.name.to_string();
-        let at = param.at;
         let text = param.into_value();
         if !call.by_name.contains_key(&name) {
             call.core.encodings.push(ArgumentEncoding {
@@ -705,10 +701,10 @@ impl Qwen3Coder {
             });
         }
         match call.by_name.get(&name) {
-            Some(&i) => call.args[i] = RawArgument { name, text, at },
+            Some(&i) => call.args[i] = RawArgument { name, text },
             None => {
                 call.by_name.insert(name.clone(), call.args.len());
-                call.args.push(RawArgument { name, text, at });
+                call.args.push(RawArgument { name, text });
             }
         }
     }
