@@ -25,7 +25,6 @@
 
 use serde_json::{Map as JsonMap, Value as Json};
 use std::borrow::Cow;
-use std::collections::HashSet;
 
 /// How deeply `$ref` targets and `allOf` members may nest in one resolution; deeper ones that
 /// would need resolving themselves contribute nothing.
@@ -210,17 +209,8 @@ pub fn merge_into(into: &mut JsonMap<String, Json>, from: &JsonMap<String, Json>
                 }
             }
             ("required", Some(Json::Array(have)), Json::Array(more)) => {
-                // A set of what is there, so that merging long lists stays linear.
-                let mut seen: HashSet<String> = have
-                    .iter()
-                    .filter_map(|n| n.as_str().map(str::to_owned))
-                    .collect();
                 for name in more {
-                    let new = match name.as_str() {
-                        Some(n) => seen.insert(n.to_owned()),
-                        None => !have.contains(name),
-                    };
-                    if new {
+                    if !have.contains(name) {
                         have.push(name.clone());
                     }
                 }
