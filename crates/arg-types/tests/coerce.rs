@@ -767,21 +767,3 @@ fn a_hundred_thousand_argument_names() {
     assert_eq!(errors.len(), 1);
     assert!(errors[0].message.ends_with(", …") && errors[0].message.len() < 200);
 }
-
-/// `allOf` members with long `required` lists merge each name once (linear since the merge keeps
-/// a set of the names; see `json_schema`).
-#[test]
-fn long_required_lists_merge_once_each() {
-    let n = 50_000;
-    let a: Vec<Json> = (0..n).map(|i| json!(format!("p{i}"))).collect();
-    let b: Vec<Json> = (0..n).rev().map(|i| json!(format!("p{i}"))).collect();
-    let root = json!({"allOf": [{"required": a}, {"required": b}, {"required": ["z"]}]});
-    let doc = arg_types::json_schema::SchemaDoc::new(&root);
-    let resolved = doc.resolve(&root);
-    let required = arg_types::json_schema::required(&resolved);
-    assert_eq!(required.len(), n + 1);
-    assert_eq!(
-        (required[0], required[n - 1], required[n]),
-        ("p0", "p49999", "z")
-    );
-}
