@@ -33,6 +33,7 @@ use crate::number::Decimal;
 use crate::tree::{groups, inner_markup, is_mixed, value_from_element_in};
 use crate::{Map, Value};
 use serde_json::Value as Json;
+use std::collections::HashSet;
 use std::fmt;
 use xml_fallback::text::{
     array_items, element_value, is_blank, is_empty_element, is_wrapper, trim_xml,
@@ -594,7 +595,9 @@ impl<'a> Coercer<'a> {
         };
         let mut out = Map::new();
         let mut ok = true;
-        for (name, siblings) in groups(e) {
+        let groups = groups(e);
+        let present: HashSet<&str> = groups.iter().map(|(name, _)| *name).collect();
+        for (name, siblings) in groups {
             let p = if path.is_empty() {
                 name.to_owned()
             } else {
@@ -603,11 +606,14 @@ impl<'a> Coercer<'a> {
             let member_schema = match props.get(name) {
                 Some(schema) => schema,
                 None if additional == &Json::Bool(false) => {
-                    let allowed: Vec<&str> = props.keys().map(String::as_str).collect();
+                    // At most 12 names: the message of each unknown member stays short, however
+                    // many properties the schema lists.
+                    let allowed: Vec<&str> = props.keys().take(12).map(String::as_str).collect();
+                    let more = if props.len() > 12 { ", …" } else { "" };
                     let message = if allowed.is_empty() {
                         "no members are allowed here".to_owned()
                     } else {
-                        format!("allowed: {}", allowed.join(", "))
+                        format!("allowed: {}{more}", allowed.join(", "))
                     };
                     self.fail(
                         &p,
@@ -628,7 +634,7 @@ impl<'a> Coercer<'a> {
             }
         }
         for name in required(s) {
-            if !out.contains_key(name) && e.child(name).is_none() {
+            if !out.contains_key(name) && !present.contains(name) {
                 let p = if path.is_empty() {
                     name.to_owned()
                 } else {
@@ -757,11 +763,15 @@ fn found(els: &[&Element]) -> String {
         [] => "nothing".into(),
         [e] => {
             if e.has_child_elements() {
+                // The first five distinct names at most: enough to show four and say "…".
                 let mut names: Vec<String> = Vec::new();
                 for c in e.child_elements() {
                     let n = format!("<{}>", c.name);
                     if !names.contains(&n) {
                         names.push(n);
+                        if names.len() > 4 {
+                            break;
+                        }
                     }
                 }
                 let shown = names.iter().take(4).cloned().collect::<Vec<_>>().join(", ");

@@ -723,3 +723,47 @@ fn empty_elements_follow_the_one_rule() {
     assert_eq!(m["a"], Value::Array(vec![s("")]));
     assert!(error("<arguments><z><![CDATA[]]></z></arguments>", &schema).contains("expected null"));
 }
+
+/// Work linear in the number of names (issue 14 item 4): 100,000 distinct argument names read
+/// through a schema that lists them all, blind, and on the error paths (every name unknown,
+/// every required name missing). Quadratic work would take minutes here; no time is asserted
+/// (`tree::tests::grouping_is_linear_in_the_number_of_names` counts the comparisons).
+#[test]
+fn a_hundred_thousand_argument_names() {
+    let n = 100_000;
+    let mut args = Element::new("arguments");
+    let mut properties = serde_json::Map::new();
+    for i in 0..n {
+        let name = format!("p{i}");
+        args.children.push(Node::Element(Element::with_text(
+            name.clone(),
+            i.to_string(),
+        )));
+        properties.insert(name, json!({"type": "integer"}));
+    }
+    let names: Vec<Json> = properties.keys().map(|k| json!(k)).collect();
+    let schema = json!({"type": "object", "properties": properties, "required": names});
+    let m = coerce_arguments(&args, &schema, None).unwrap();
+    assert_eq!(m.len(), n);
+    assert_eq!(m["p99999"], Value::Int(99_999));
+    let blind = arg_types::tree::arguments_from_element(&args);
+    assert_eq!(blind, m);
+
+    // Every name unknown: one short error each.
+    let closed = json!({"type": "object", "properties": {"a": {}}, "additionalProperties": false});
+    let errors = coerce_arguments_all(&args, &closed, None).unwrap_err();
+    assert_eq!(errors.len(), n);
+    assert_eq!(errors[7].message, "allowed: a");
+    // Every required name missing: one error each.
+    let errors = coerce_arguments_all(&Element::new("arguments"), &schema, None).unwrap_err();
+    assert_eq!(errors.len(), n);
+    // A schema listing 100,000 allowed names keeps each message short.
+    let mut other = args.clone();
+    other
+        .children
+        .push(Node::Element(Element::with_text("extra", "1")));
+    let strict = json!({"type": "object", "properties": schema["properties"].clone(), "additionalProperties": false});
+    let errors = coerce_arguments_all(&other, &strict, None).unwrap_err();
+    assert_eq!(errors.len(), 1);
+    assert!(errors[0].message.ends_with(", …") && errors[0].message.len() < 200);
+}
