@@ -335,3 +335,30 @@ fn a_closed_output_pipe_is_not_an_error() {
         assert_eq!(out.status.code(), Some(0), "{command}: {stderr}");
     }
 }
+
+/// Integers beyond 2^64 keep every digit in the JSON of `parse` and `stream`.
+#[test]
+fn big_integers_keep_every_digit() {
+    let dir = std::env::temp_dir().join(format!("toolcall-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tools = dir.join("tools.json");
+    std::fs::write(
+        &tools,
+        r#"[{"type":"function","function":{"name":"lookup","parameters":{"type":"object","properties":{"value":{"type":"number"}}}}}]"#,
+    )
+    .unwrap();
+    let reply = "<tool_call>\n<function=lookup>\n<parameter=value>\n-123456789012345678901234567890\n</parameter>\n</function>\n</tool_call>";
+    let tools = tools.to_str().unwrap();
+    for command in ["parse", "stream"] {
+        let out = toolcall(
+            &[command, "--dialect", "qwen3-coder", "--schema", tools, "-"],
+            Some(reply),
+        );
+        let text = common::text(&out.stdout);
+        assert!(
+            text.contains("\"value\":-123456789012345678901234567890")
+                || text.contains("\"value\": -123456789012345678901234567890"),
+            "{command}: {text}"
+        );
+    }
+}

@@ -1,6 +1,6 @@
 //! `toolcall parse`: one JSON object with the calls and errors of a response.
 
-use crate::commands::shared::{InferenceCount, call_json, error_json, load, parse_in_chunks};
+use crate::commands::shared::{InferenceCount, Out, call_json, error_json, load, parse_in_chunks};
 use crate::{Exit, ParseArgs};
 use anyhow::Result;
 use serde_json::{Value, json};
@@ -19,13 +19,14 @@ pub(crate) fn run(args: &ParseArgs) -> Result<Exit> {
         Some(n) => parse_in_chunks(&text, &options, n),
         None => toolcall::parser::parse_with(&text, &options),
     };
-    let mut out = report(&result, &options);
+    let mut members = report(&result, &options);
     if args.reasoning.enabled() {
-        out["reasoning"] = Value::String(result.reasoning());
+        members.push(("reasoning", Out::Value(Value::String(result.reasoning()))));
     }
     if args.stats {
-        out["stats"] = stats(&result);
+        members.push(("stats", Out::Value(stats(&result))));
     }
+    let out = Out::Object(members);
     {
         use std::io::Write;
         let mut stdout = std::io::stdout().lock();
@@ -48,14 +49,18 @@ pub(crate) fn run(args: &ParseArgs) -> Result<Exit> {
 
 /// The JSON object of the CLI contract: `calls` (each with its `typed_by`), `errors` (each with
 /// its `feedback`), and the prose.
-fn report(result: &ParseResult, options: &ParseOptions) -> Value {
-    let calls: Vec<Value> = result
+fn report<'a>(result: &'a ParseResult, options: &ParseOptions) -> Vec<(&'static str, Out<'a>)> {
+    let calls = result
         .calls()
         .into_iter()
         .map(|c| call_json(c, options))
         .collect();
-    let errors: Vec<Value> = result.errors().into_iter().map(error_json).collect();
-    json!({ "calls": calls, "errors": errors, "prose": result.prose() })
+    let errors = result.errors().into_iter().map(error_json).collect();
+    vec![
+        ("calls", Out::Array(calls)),
+        ("errors", Out::Value(Value::Array(errors))),
+        ("prose", Out::Value(Value::String(result.prose()))),
+    ]
 }
 
 /// Counts that let an agent watch a model's habits: calls, errors, repairs, encodings.

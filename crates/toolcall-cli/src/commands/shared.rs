@@ -119,14 +119,77 @@ fn typing(dialect: Dialect) -> Option<Typing> {
     }
 }
 
+/// Output JSON: `serde_json` values, and calls written from the call itself, so that their
+/// arguments keep every digit (`serde_json::Value` holds no integer beyond 2^64 exactly).
+pub(crate) enum Out<'a> {
+    /// A plain value.
+    Value(Value),
+    /// A call: its own fields, then `typed_by`.
+    Call(&'a ToolCall, &'static str),
+    /// An object, its members in order.
+    Object(Vec<(&'static str, Out<'a>)>),
+    /// An array.
+    Array(Vec<Out<'a>>),
+}
+
+impl serde::Serialize for Out<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self {
+            Out::Value(v) => v.serialize(s),
+            Out::Call(call, typed_by) => {
+                let fields = match serde_json::to_value(call) {
+                    Ok(Value::Object(fields)) => fields,
+                    _ => serde_json::Map::new(),
+                };
+                let mut map = s.serialize_map(Some(fields.len() + 1))?;
+                for (k, v) in &fields {
+                    if k == "arguments" {
+                        // The typed values write themselves: every digit of a big integer.
+                        map.serialize_entry(k, &Arguments(&call.arguments))?;
+                    } else {
+                        map.serialize_entry(k, v)?;
+                    }
+                }
+                map.serialize_entry("typed_by", typed_by)?;
+                map.end()
+            }
+            Out::Object(members) => {
+                let mut map = s.serialize_map(Some(members.len()))?;
+                for (k, v) in members {
+                    map.serialize_entry(k, v)?;
+                }
+                map.end()
+            }
+            Out::Array(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(item)?;
+                }
+                seq.end()
+            }
+        }
+    }
+}
+
+/// A call's arguments, written by the values themselves.
+struct Arguments<'a>(&'a toolcall::args::Map);
+
+impl serde::Serialize for Arguments<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
 /// One call as JSON: the call's own fields (`arguments` is the JSON form of the typed values),
 /// then `typed_by`.
-pub(crate) fn call_json(call: &ToolCall, options: &ParseOptions) -> Value {
-    let mut v = serde_json::to_value(call).unwrap_or(Value::Null);
-    if let Value::Object(fields) = &mut v {
-        fields.insert("typed_by".into(), typed_by(call, options).into());
-    }
-    v
+pub(crate) fn call_json<'a>(call: &'a ToolCall, options: &ParseOptions) -> Out<'a> {
+    Out::Call(call, typed_by(call, options))
 }
 
 /// One error as JSON: the error's own fields, then `feedback`, the text to send back to the

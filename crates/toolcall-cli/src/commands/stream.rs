@@ -1,6 +1,6 @@
 //! `toolcall stream`: the streaming parser's events as JSON Lines.
 
-use crate::commands::shared::{InferenceCount, call_json, error_json, load, stream_events};
+use crate::commands::shared::{InferenceCount, Out, call_json, error_json, load, stream_events};
 use crate::{Exit, StreamArgs};
 use anyhow::Result;
 use serde_json::{Value, json};
@@ -31,7 +31,7 @@ pub(crate) fn run(args: &StreamArgs) -> Result<Exit> {
         {
             inferred.add(call, &options);
         }
-        writeln!(out, "{}", event_json(e, &options))?;
+        writeln!(out, "{}", serde_json::to_string(&event_json(e, &options))?)?;
     }
     out.flush()?;
     if let Some(note) = inferred.note(&options) {
@@ -46,15 +46,21 @@ pub(crate) fn run(args: &StreamArgs) -> Result<Exit> {
 
 /// One event as a JSON object with an `event` field naming its kind; calls carry their
 /// `typed_by`, errors their `feedback`.
-fn event_json(e: &StreamEvent, options: &ParseOptions) -> Value {
+fn event_json<'a>(e: &'a StreamEvent, options: &ParseOptions) -> Out<'a> {
     match e {
         StreamEvent::CallFinished { index, result } => match result {
-            Ok(call) => {
-                json!({"event": "call_finished", "index": index, "call": call_json(call, options)})
-            }
-            Err(err) => json!({"event": "call_finished", "index": index, "error": error_json(err)}),
+            Ok(call) => Out::Object(vec![
+                ("event", Out::Value(json!("call_finished"))),
+                ("index", Out::Value(json!(index))),
+                ("call", call_json(call, options)),
+            ]),
+            Err(err) => Out::Value(
+                json!({"event": "call_finished", "index": index, "error": error_json(err)}),
+            ),
         },
-        StreamEvent::Error { error } => json!({"event": "error", "error": error_json(error)}),
-        other => serde_json::to_value(other).unwrap_or(Value::Null),
+        StreamEvent::Error { error } => {
+            Out::Value(json!({"event": "error", "error": error_json(error)}))
+        }
+        other => Out::Value(serde_json::to_value(other).unwrap_or(Value::Null)),
     }
 }
