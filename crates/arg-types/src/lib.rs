@@ -1,7 +1,7 @@
 //! Argument values for text tool calls: the typed heart of arguments, usable on its own.
 //!
 //! - [`Value`] and [`Map`]: argument values, with JSON conversions, serde, and [`from_value`].
-//! - [`infer`]: ADR-0019's blind type inference for scalar text.
+//! - [`infer`]: blind type inference (docs/FORMAT.md §5.2) for scalar text.
 //! - [`tree`]: blind conversion of an element tree ([`tree::arguments_from_element`]).
 //! - [`schema`]: reading the raw tree through a tool's JSON Schema
 //!   ([`schema::coerce_arguments`]), so that `007` stays a string when the schema says so.

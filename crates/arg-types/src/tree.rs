@@ -1,4 +1,4 @@
-//! Blind conversion of an element tree into [`Value`]s, without a schema (ADR-0019).
+//! Blind conversion of an element tree into [`Value`]s, without a schema (docs/FORMAT.md §5.2).
 //!
 //! - A leaf element's value text is [`element_value`] (the shared text rule). With a CDATA
 //!   section it is always a [`Value::String`]; otherwise it is inferred by

@@ -28,7 +28,7 @@ use std::fmt;
 use xml_fallback::escape::Escaper;
 use xml_fallback::text::{text_value, trim_xml};
 
-/// Strings longer than this many characters are written in CDATA (ADR-0024's example rule).
+/// Strings longer than this many characters are written in CDATA (docs/FORMAT.md §3).
 pub const CDATA_THRESHOLD: usize = 1000;
 
 /// The element name used for the items of a wrapped array.

@@ -1,4 +1,4 @@
-//! The agent events of SPEC-01, in the JSON shape the TypeScript system writes.
+//! The agent events of docs/FORMAT.md §8, in the JSON shape the TypeScript system writes.
 //!
 //! Events are tagged by `"type"` and use camelCase field names (`toolName`, `toolCallId`,
 //! `summarizedIterations`). Fields the serializer does not write (`timestamp`, `verified`,
@@ -60,7 +60,7 @@ pub enum Role {
     System,
 }
 
-/// One event of an agent's thread, as SPEC-01's table lists them.
+/// One event of an agent's thread, as docs/FORMAT.md §8 lists them.
 ///
 /// ```
 /// use thread_serializer::{AgentEvent, Role};

@@ -1,4 +1,4 @@
-//! SPEC-01: agent events serialized as a `<thread>` XML document.
+//! docs/FORMAT.md §8: agent events serialized as a `<thread>` XML document.
 //!
 //! An agent's whole history — messages, tool calls and results, errors, questions to the human,
 //! summaries — becomes one document that is sent to the model as a single message:

@@ -8,7 +8,7 @@ use xml_fallback::Position;
 /// One tool call found in a model's text.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolCall {
-    /// The server that routes the call (ADR-0002); `local` when the call names none.
+    /// The server that routes the call (docs/FORMAT.md §1.2); `local` when the call names none.
     pub server_name: String,
     /// The tool to run.
     pub tool_name: String,
@@ -19,7 +19,7 @@ pub struct ToolCall {
     pub repairs: Vec<Repair>,
     /// How each top-level argument was written, in argument order.
     pub encodings: Vec<ArgumentEncoding>,
-    /// Whether the call used the legacy ADR-0002 form (a JSON object inside `<tool>`).
+    /// Whether the call used the legacy JSON form (a JSON object inside `<tool>`, FORMAT.md §1.3).
     pub legacy_json: bool,
     /// Byte range of the call, from `<tool>` to `</tool>` inclusive, in the whole input.
     pub span: Range<usize>,
@@ -79,7 +79,7 @@ impl Repair {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RepairKind {
-    /// An `&` beginning no valid reference, taken literally (ADR-0024 fallback).
+    /// An `&` beginning no valid reference, taken literally (FORMAT.md §4).
     BareAmpersand,
     /// A `<` beginning no well-formed markup inside a value, taken literally (`a < b`).
     LiteralLessThan,
@@ -123,7 +123,7 @@ impl RepairKind {
     }
 }
 
-/// How one top-level argument was written: the monitoring that ADR-0019 and ADR-0024 ask for.
+/// How one top-level argument was written, for monitoring a model's habits (FORMAT.md §3).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ArgumentEncoding {
     /// The argument's name.
@@ -139,7 +139,7 @@ pub struct ArgumentEncoding {
 pub enum Encoding {
     /// Plain text: no references, no CDATA.
     Plain,
-    /// Text with entity or character references (the primary method of ADR-0024).
+    /// Text with entity or character references (the first choice of FORMAT.md §3).
     EntityEscaped,
     /// One or more CDATA sections (the fallback method).
     Cdata,

@@ -204,7 +204,7 @@ impl ParseError {
     }
 
     /// The text to send back to the model so that it can correct the call: what and where,
-    /// and how to fix it (ADR-0024's error recovery: entity escaping first, CDATA as the
+    /// and how to fix it (FORMAT.md §3: entity escaping first, CDATA as the
     /// fallback, and `]]>` cannot stand inside CDATA).
     pub fn feedback(&self) -> String {
         let mut s = String::new();

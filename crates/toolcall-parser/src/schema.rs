@@ -8,11 +8,11 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::fmt;
 
-/// The server name used when a tool definition names none (ADR-0002's `local`).
+/// The server name used when a tool definition names none (docs/FORMAT.md §1.2: `local`).
 pub const DEFAULT_SERVER_NAME: &str = "local";
 
 /// One tool: the name the model writes in `<tool_name>`, what it does, the JSON Schema of its
-/// arguments, and the server its calls are routed to (ADR-0002's `server_name`).
+/// arguments, and the server its calls are routed to (`server_name`, docs/FORMAT.md §1.2).
 ///
 /// As JSON it has the MCP `tools/list` shape, `{"name", "description", "inputSchema"}`; reading
 /// also accepts `input_schema` or `parameters` for the schema, and `serverName` or

@@ -8,7 +8,7 @@
 //!   `format`): `path` → `src/main.rs`, `command` → `cargo build && cargo test`, `content` or
 //!   `code` → a short function holding `<`, `>` and `&&`, so that the example shows entity
 //!   escaping. `minLength` is met by repeating the value (up to 4096 characters), `maxLength`
-//!   by cutting it. The writer puts strings over 1000 characters in CDATA (ADR-0024).
+//!   by cutting it. The writer puts strings over 1000 characters in CDATA (docs/FORMAT.md §3).
 //! - **integer**: 1, or a value fitting the name (`timeout` → 30, `limit` → 10), kept within
 //!   `minimum`/`maximum`; **number**: 1.5 likewise; **boolean**: `true`; **null**: `null`.
 //! - **array**: two items (within `minItems`/`maxItems`), different where the type allows;

@@ -1,5 +1,5 @@
 //! The prompt side of text tool calling: what the model is told, examples generated from tool
-//! schemas, and the message sent back when a call cannot be read (ADR-0024).
+//! schemas, and the message sent back when a call cannot be read (docs/FORMAT.md §3, §7).
 //!
 //! - [`format_instructions`]: the system-prompt section that teaches the `<tool>` format.
 //! - [`describe_tools`]: each tool's description, parameters and an example call generated from

@@ -1,4 +1,5 @@
-//! The legacy JSON form inside `<tool>` (ADR-0002): scanning to the object's end, then reading it.
+//! The legacy JSON form inside `<tool>` (docs/FORMAT.md §1.3): scanning to the object's end,
+//! then reading it.
 
 use super::*;
 use crate::call::{ArgumentEncoding, Encoding};

@@ -1,5 +1,5 @@
-//! The `<tool>` grammar: prose, calls in the XML form (ADR-0019) or the legacy JSON form
-//! (ADR-0002), and the repairs of docs/FORMAT.md §4.
+//! The `<tool>` grammar: prose, calls in the XML form (docs/FORMAT.md §1.2) or the legacy JSON
+//! form (§1.3), and the repairs of §4.
 //!
 //! It is a state machine over the lexer, driven by [`crate::StreamParser`]. It reads a window of
 //! the input from `pos` on and reports, through [`ToolXml::run`], the first byte it still needs:
