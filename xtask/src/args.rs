@@ -23,6 +23,13 @@ pub(crate) enum Fuzz {
     List,
     /// The named targets (none: all), one after another, `seconds` each, output on the terminal.
     Run { targets: Vec<String>, seconds: u64 },
+    /// The named targets (none: all), `seconds` each, `jobs` at once (none: one per core), with
+    /// a summary appended to `fuzz/SOAK.md`.
+    Soak {
+        targets: Vec<String>,
+        seconds: u64,
+        jobs: Option<usize>,
+    },
 }
 
 /// Seconds per target of `cargo xtask fuzz` without `--seconds`.
@@ -54,6 +61,12 @@ USAGE:
       Build the fuzz targets once (nightly, cargo-fuzz installed when missing), then run each
       named target (default: all) for N seconds (default 30), one after another, output on the
       terminal. Corpora grow in fuzz/corpus/<target>; findings go to fuzz/artifacts/<target>.
+  cargo xtask fuzz --soak SECONDS [--jobs N] [TARGET...]
+      A long run: each target (default: all) for SECONDS, N at a time (default: one per core),
+      each one's output in target/xtask-logs/soak/<target>.log. Corpora are kept between runs.
+      Prints a summary per target (executions, exec/s, coverage, corpus before and after,
+      findings with their files) and appends it to fuzz/SOAK.md. A finding stops libFuzzer;
+      the target is started again for the time left (at most 5 findings per target).
   cargo xtask fuzz --list
       The fuzz targets' names.
 
@@ -98,7 +111,7 @@ fn ci(args: &[String]) -> Result<Task> {
 
 fn fuzz(args: &[String]) -> Result<Fuzz> {
     let mut targets = Vec::new();
-    let (mut seconds, mut list) = (None, false);
+    let (mut seconds, mut soak, mut jobs, mut list) = (None, None, None, false);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         // `--flag value` or `--flag=value`.
@@ -114,21 +127,32 @@ fn fuzz(args: &[String]) -> Result<Fuzz> {
         };
         match flag {
             "--seconds" => seconds = Some(positive(flag, &value()?)?),
+            "--soak" => soak = Some(positive(flag, &value()?)?),
+            "--jobs" => jobs = Some(usize::try_from(positive(flag, &value()?)?)?),
             "--list" => list = true,
             t if t.starts_with('-') => bail!("unknown option `{t}` for fuzz (cargo xtask --help)"),
             t => targets.push(t.to_string()),
         }
     }
     if list {
-        if !targets.is_empty() || seconds.is_some() {
+        if !targets.is_empty() || seconds.is_some() || soak.is_some() || jobs.is_some() {
             bail!("--list takes nothing else");
         }
         return Ok(Fuzz::List);
     }
-    Ok(Fuzz::Run {
-        targets,
-        seconds: seconds.unwrap_or(DEFAULT_FUZZ_SECONDS),
-    })
+    match (soak, seconds) {
+        (Some(_), Some(_)) => bail!("--soak SECONDS sets the time; drop --seconds"),
+        (Some(seconds), None) => Ok(Fuzz::Soak {
+            targets,
+            seconds,
+            jobs,
+        }),
+        (None, _) if jobs.is_some() => bail!("--jobs only applies to --soak"),
+        (None, seconds) => Ok(Fuzz::Run {
+            targets,
+            seconds: seconds.unwrap_or(DEFAULT_FUZZ_SECONDS),
+        }),
+    }
 }
 
 fn positive(flag: &str, v: &str) -> Result<u64> {
@@ -158,8 +182,8 @@ mod tests {
             "ci -h",
             "ci --quick --help",
             "fuzz --help",
-            "fuzz parse_mixed --seconds 600 -h",
-            "fuzz --seconds -h",
+            "fuzz parse_mixed --soak 600 -h",
+            "fuzz --soak -h",
             "bench --help",
             "bench --smoke -h",
             "nosuchtask --help",
@@ -175,6 +199,8 @@ mod tests {
             "--quick",
             "fuzz",
             "--seconds",
+            "--soak",
+            "--jobs",
             "--list",
             "bench",
             "--smoke",
@@ -183,6 +209,7 @@ mod tests {
             "-h",
             "nightly",
             "target/xtask-logs",
+            "fuzz/SOAK.md",
         ] {
             assert!(USAGE.contains(word), "usage does not mention {word}");
         }
@@ -224,7 +251,31 @@ mod tests {
         assert!(parse_str("fuzz --seconds").is_err());
         assert!(parse_str("fuzz --seconds 0").is_err());
         assert!(parse_str("fuzz --seconds ten").is_err());
+        assert!(parse_str("fuzz --jobs 2").is_err());
         assert!(parse_str("fuzz --bogus").is_err());
+    }
+
+    #[test]
+    fn fuzz_soak_seconds_jobs_targets() {
+        assert_eq!(
+            parse_str("fuzz --soak 600").unwrap(),
+            Task::Fuzz(Fuzz::Soak {
+                targets: vec![],
+                seconds: 600,
+                jobs: None
+            })
+        );
+        assert_eq!(
+            parse_str("fuzz --soak 60 --jobs 1 cost_growth parse_mixed").unwrap(),
+            Task::Fuzz(Fuzz::Soak {
+                targets: vec!["cost_growth".into(), "parse_mixed".into()],
+                seconds: 60,
+                jobs: Some(1)
+            })
+        );
+        assert!(parse_str("fuzz --soak").is_err());
+        assert!(parse_str("fuzz --soak 60 --seconds 5").is_err());
+        assert!(parse_str("fuzz --soak 60 --jobs 0").is_err());
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! reproduces it.
 
 use crate::args::Fuzz;
+use crate::libfuzzer;
 use crate::shell::{self, Shell, cargo, has_cargo_subcommand, nightly, nightly_cargo, root};
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
@@ -80,6 +81,17 @@ pub(crate) fn run(task: Fuzz) -> Result<bool> {
         Fuzz::Run { targets, seconds } => {
             let chosen = choose(targets)?;
             fuzz_all(&mut Shell::terminal(), &chosen, seconds)
+        }
+        Fuzz::Soak {
+            targets,
+            seconds,
+            jobs,
+        } => {
+            let chosen = choose(targets)?;
+            let jobs = jobs.unwrap_or_else(|| {
+                std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+            });
+            crate::soak::run(&chosen, seconds, jobs)
         }
     }
 }
@@ -211,19 +223,35 @@ pub(crate) fn reproduce(target: &str, artifact: &str) -> String {
 /// Runs one target; a finding fails, and prints the command that reproduces it.
 fn fuzz_one(sh: &mut Shell, target: &str, seconds: u64) -> Result<bool> {
     let started = SystemTime::now();
+    let log_start = sh.log_path().map(shell::file_len);
     let mut cmd = command(target, seconds)?;
     if sh.run(&mut cmd)? {
         return Ok(true);
     }
-    let file = newest_artifact(&artifacts_dir(target), started).map_or_else(
-        || format!("fuzz/artifacts/{target}/<crash-file>"),
-        |p| p.display().to_string(),
-    );
-    sh.say(&format!(
-        "fuzz target {target} failed; reproduce with:\n  {}\n\
-         then add the input as a regression test in the crate's tests/fuzz_regressions.rs",
-        reproduce(target, &file)
-    ));
+    // With the output in a log, read this run's part of it for the findings and their reasons.
+    let findings = match (sh.log_path(), log_start) {
+        (Some(log), Some(from)) => libfuzzer::parse(&shell::read_from(log, from)).findings,
+        _ => Vec::new(),
+    };
+    for f in &findings {
+        sh.say(&format!(
+            "fuzz target {target}: {} ({}); reproduce with:\n  {}",
+            f.kind.name(),
+            f.reason,
+            reproduce(target, &f.artifact)
+        ));
+    }
+    if findings.is_empty() {
+        let file = newest_artifact(&artifacts_dir(target), started).map_or_else(
+            || format!("fuzz/artifacts/{target}/<crash-file>"),
+            |p| p.display().to_string(),
+        );
+        sh.say(&format!(
+            "fuzz target {target} failed; reproduce with:\n  {}",
+            reproduce(target, &file)
+        ));
+    }
+    sh.say("then add the input as a regression test in the crate's tests/fuzz_regressions.rs");
     Ok(false)
 }
 

@@ -2,7 +2,8 @@
 //!
 //! - `cargo xtask ci [--quick]`: format, lint, every test, a fuzz smoke and a benchmark smoke;
 //!   one line per step, full output in `target/xtask-logs/`.
-//! - `cargo xtask fuzz [TARGET…] [--seconds N]`: runs fuzz targets.
+//! - `cargo xtask fuzz [TARGET…] [--seconds N]`: runs fuzz targets; `--soak SECONDS` runs them
+//!   long, in parallel, and records a summary in `fuzz/SOAK.md`.
 //! - `cargo xtask bench [--smoke]`: runs the benchmark harness and prints its table.
 //!
 //! `cargo xtask --help` prints every task and flag ([`args::USAGE`]).
@@ -13,7 +14,9 @@ mod args;
 mod bench;
 mod ci;
 mod fuzz;
+mod libfuzzer;
 mod shell;
+mod soak;
 
 use anyhow::Result;
 use args::Task;

@@ -82,6 +82,11 @@ impl Shell {
         })
     }
 
+    /// The log file, when output goes to one.
+    pub(crate) fn log_path(&self) -> Option<&Path> {
+        self.log.as_ref().map(|(p, _)| p.as_path())
+    }
+
     /// Writes a line of xtask's own: to the log, or to stderr.
     pub(crate) fn say(&mut self, line: &str) {
         match &mut self.log {
@@ -134,4 +139,20 @@ pub(crate) fn display(cmd: &Command) -> String {
         s.push_str(&a.to_string_lossy());
     }
     s
+}
+
+/// A file's length in bytes (0 when it cannot be read).
+pub(crate) fn file_len(path: &Path) -> u64 {
+    std::fs::metadata(path).map_or(0, |m| m.len())
+}
+
+/// A file's text from byte `offset` on (lossily decoded; empty when it cannot be read).
+pub(crate) fn read_from(path: &Path, offset: u64) -> String {
+    let Ok(bytes) = std::fs::read(path) else {
+        return String::new();
+    };
+    let from = usize::try_from(offset)
+        .unwrap_or(usize::MAX)
+        .min(bytes.len());
+    String::from_utf8_lossy(&bytes[from..]).into_owned()
 }

@@ -34,6 +34,7 @@ fn help_prints_usage_and_runs_no_step() {
             "{args:?}: {stdout}"
         );
         assert!(stdout.contains("--seconds N"), "{args:?}: {stdout}");
+        assert!(stdout.contains("--soak SECONDS"), "{args:?}: {stdout}");
         assert!(stdout.starts_with("cargo xtask: "), "{args:?}: {stdout}");
         // No step header (`ci: N steps…`), no summary (`N passed, N failed (S s)`).
         let ran = stdout.lines().any(|l| {
