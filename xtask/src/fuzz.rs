@@ -106,7 +106,11 @@ fn fuzz_all(sh: &mut Shell, chosen: &[String], seconds: u64) -> Result<bool> {
         }
     }
     if failed.is_empty() {
-        sh.say(&format!("fuzz: {} targets, no finding", chosen.len()));
+        let n = chosen.len();
+        sh.say(&format!(
+            "fuzz: {n} target{}, no finding",
+            if n == 1 { "" } else { "s" }
+        ));
     } else {
         sh.say(&format!(
             "fuzz: {} of {} failed: {}",
@@ -168,6 +172,47 @@ fn host_triple() -> Result<String> {
         .context("`rustc -vV` names no host")
 }
 
+/// Where cargo builds the fuzz project: `fuzz/target`, unless `CARGO_TARGET_DIR` or a cargo
+/// configuration says otherwise, so cargo is asked.
+fn build_dir() -> Result<PathBuf> {
+    let out = cargo()
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--manifest-path",
+        ])
+        .arg(dir().join("Cargo.toml"))
+        .output()
+        .context("cannot run cargo metadata")?;
+    if !out.status.success() {
+        bail!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    json_string_field(&String::from_utf8_lossy(&out.stdout), "target_directory")
+        .map(PathBuf::from)
+        .context("cargo metadata names no target_directory")
+}
+
+/// The value of the first string field `key` in JSON text (enough for cargo metadata's
+/// `target_directory`; `\\` and `\"` are the escapes a path may hold).
+fn json_string_field(json: &str, key: &str) -> Option<String> {
+    let at = json.find(&format!("\"{key}\":\""))? + key.len() + 4;
+    let mut value = String::new();
+    let mut chars = json[at..].chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return Some(value),
+            '\\' => value.push(chars.next()?),
+            c => value.push(c),
+        }
+    }
+    None
+}
+
 /// Where a target's corpus and artifacts live.
 pub(crate) fn corpus_dir(target: &str) -> PathBuf {
     dir().join("corpus").join(target)
@@ -180,8 +225,7 @@ pub(crate) fn artifacts_dir(target: &str) -> PathBuf {
 /// The built fuzzer of `target` running for `seconds` on its corpus, with the dictionary, as
 /// `cargo fuzz run` runs it (its artifacts folder, its AddressSanitizer options).
 pub(crate) fn command(target: &str, seconds: u64) -> Result<Command> {
-    let binary = dir()
-        .join("target")
+    let binary = build_dir()?
         .join(host_triple()?)
         .join("release")
         .join(target);
@@ -266,4 +310,24 @@ fn newest_artifact(dir: &Path, since: SystemTime) -> Option<PathBuf> {
         })
         .max()
         .map(|(_, p)| p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn target_directory_from_cargo_metadata() {
+        let json = r#"{"packages":[],"target_directory":"/work/x/fuzz/target","version":1}"#;
+        assert_eq!(
+            json_string_field(json, "target_directory").as_deref(),
+            Some("/work/x/fuzz/target")
+        );
+        let windows = r#"{"target_directory":"C:\\work\\fuzz \"x\"\\target"}"#;
+        assert_eq!(
+            json_string_field(windows, "target_directory").as_deref(),
+            Some(r#"C:\work\fuzz "x"\target"#)
+        );
+        assert_eq!(json_string_field(json, "workspace_root"), None);
+    }
 }
