@@ -320,6 +320,14 @@ impl Assembler {
         pos - core.start > self.opts.limits.max_call_bytes
     }
 
+    /// The first absolute offset past `max_call_bytes` of a call that starts at `start`: nothing from there on is read
+    /// as part of the call. Saturating, so `usize::MAX` is no limit rather than an overflow.
+    pub(crate) fn call_cap(&self, start: usize) -> usize {
+        start
+            .saturating_add(self.opts.limits.max_call_bytes)
+            .saturating_add(1)
+    }
+
     /// Records a `limit_exceeded` error for a call longer than `max_call_bytes`.
     pub(crate) fn fail_too_long(&mut self, w: &str, base: usize, core: &mut CallCore) {
         let msg = format!(

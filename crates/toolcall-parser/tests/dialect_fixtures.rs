@@ -77,8 +77,9 @@ fn stream(text: &str, opts: &ParseOptions, pieces: &[&str]) -> ParseResult {
 fn same(a: &Json, b: &Json) -> bool {
     match (a, b) {
         (Json::Number(x), Json::Number(y)) => {
-            x == y || (x.as_f64().is_some() && x.as_f64() == y.as_f64() && !x.is_i64() || !y.is_i64())
-                && x.as_f64() == y.as_f64()
+            x == y
+                || (x.as_f64().is_some() && x.as_f64() == y.as_f64() && !x.is_i64() || !y.is_i64())
+                    && x.as_f64() == y.as_f64()
         }
         (Json::Array(x), Json::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
@@ -108,7 +109,10 @@ fn check(case: &Json, r: &ParseResult) -> Result<(), String> {
     {
         if mode == "contains" {
             if got.len() < expected.len() {
-                return Err(format!("expected at least {} calls, got {got:?}", expected.len()));
+                return Err(format!(
+                    "expected at least {} calls, got {got:?}",
+                    expected.len()
+                ));
             }
         } else if got.len() != expected.len() {
             return Err(format!(
@@ -126,9 +130,10 @@ fn check(case: &Json, r: &ParseResult) -> Result<(), String> {
             let ok = match mode {
                 "name_only" => true,
                 _ if want.is_null() => true,
-                "subset" => want
-                    .as_object()
-                    .is_some_and(|w| w.iter().all(|(k, v)| args.get(k).is_some_and(|a| same(v, a)))),
+                "subset" => want.as_object().is_some_and(|w| {
+                    w.iter()
+                        .all(|(k, v)| args.get(k).is_some_and(|a| same(v, a)))
+                }),
                 _ => same(want, args),
             };
             if !ok {
@@ -148,13 +153,16 @@ fn check(case: &Json, r: &ParseResult) -> Result<(), String> {
             "strip" => prose.trim() == want.trim(),
             "contains" => prose.contains(want.as_str()),
             "startswith" => prose.starts_with(want.as_str()),
-            "contains_all" => case["content_contains"]
-                .as_array()
-                .is_some_and(|all| all.iter().all(|s| s.as_str().is_some_and(|s| prose.contains(s)))),
+            "contains_all" => case["content_contains"].as_array().is_some_and(|all| {
+                all.iter()
+                    .all(|s| s.as_str().is_some_and(|s| prose.contains(s)))
+            }),
             _ => prose == *want,
         };
         if !ok {
-            return Err(format!("prose ({content_mode}): expected {want:?}, got {prose:?}"));
+            return Err(format!(
+                "prose ({content_mode}): expected {want:?}, got {prose:?}"
+            ));
         }
     }
     Ok(())
@@ -175,7 +183,11 @@ fn run_file(file: &str, dialect: Dialect) -> BTreeMap<String, (usize, usize)> {
         }
         if let Some(Json::Array(pieces)) = case.get("chunks") {
             let pieces: Vec<&str> = pieces.iter().filter_map(Json::as_str).collect();
-            assert_eq!(stream(input, &opts, &pieces), whole, "{id}: the case's chunks");
+            assert_eq!(
+                stream(input, &opts, &pieces),
+                whole,
+                "{id}: the case's chunks"
+            );
         }
         let source = id.split('/').next().unwrap_or_default().to_owned();
         let entry = per_source.entry(source).or_default();
@@ -188,7 +200,12 @@ fn run_file(file: &str, dialect: Dialect) -> BTreeMap<String, (usize, usize)> {
             (Err(_), Some(_)) => {}
         }
     }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     per_source
 }
 

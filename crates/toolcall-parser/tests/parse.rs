@@ -513,6 +513,85 @@ fn argument_and_input_limits() {
     assert_eq!(r.errors()[0].kind, ErrorKind::LimitExceeded);
 }
 
+/// A sample call in each dialect, for properties that must hold in all of them.
+fn dialect_samples() -> Vec<(toolcall_parser::Dialect, String)> {
+    use toolcall_parser::Dialect;
+    vec![
+        (Dialect::Tool, format!("Hi\n{}\nbye", call("w", "<p>a.rs</p><c>x &amp; y</c>"))),
+        (
+            Dialect::Tool,
+            "<tool>{\"tool_name\": \"w\", \"arguments\": {\"p\": \"a\"}}</tool>".to_owned(),
+        ),
+        (
+            Dialect::Qwen3Coder,
+            "Hi\n<tool_call>\n<function=w>\n<parameter=p>\na.rs\n</parameter>\n</function>\n</tool_call>"
+                .to_owned(),
+        ),
+        (
+            Dialect::SeedOss,
+            "<seed:tool_call>\n<function=w>\n<parameter=p>\na.rs\n</parameter>\n</function>\n</seed:tool_call>"
+                .to_owned(),
+        ),
+        (
+            Dialect::Hermes,
+            "Hi\n<tool_call>\n{\"name\": \"w\", \"arguments\": {\"p\": \"a.rs\"}}\n</tool_call>"
+                .to_owned(),
+        ),
+    ]
+}
+
+/// docs/FORMAT.md §7: `usize::MAX` is no limit. Every limit, alone and all together, set to
+/// `usize::MAX` gives the default result in every dialect (no overflow panic, nothing rejected).
+#[test]
+fn every_limit_at_usize_max_is_no_limit() {
+    let max = usize::MAX;
+    let d = Limits::default();
+    let variants = [
+        Limits {
+            max_input_bytes: max,
+            ..d.clone()
+        },
+        Limits {
+            max_calls: max,
+            ..d.clone()
+        },
+        Limits {
+            max_depth: max,
+            ..d.clone()
+        },
+        Limits {
+            max_call_bytes: max,
+            ..d.clone()
+        },
+        Limits {
+            max_argument_bytes: max,
+            ..d.clone()
+        },
+        Limits {
+            max_elements: max,
+            ..d.clone()
+        },
+        Limits {
+            max_input_bytes: max,
+            max_calls: max,
+            max_depth: max,
+            max_call_bytes: max,
+            max_argument_bytes: max,
+            max_elements: max,
+        },
+    ];
+    for (dialect, text) in dialect_samples() {
+        let base = ParseOptions::new().with_dialect(dialect);
+        let expected = toolcall_parser::parse_with(&text, &base);
+        assert_eq!(expected.calls().len(), 1, "{dialect}: {expected:?}");
+        for limits in &variants {
+            let opts = base.clone().with_limits(limits.clone());
+            let got = assert_chunking_invariant(&text, &opts);
+            assert_eq!(got, expected, "{dialect} with {limits:?}");
+        }
+    }
+}
+
 #[test]
 fn stream_events_arrive_early_and_deltas_concatenate() {
     let text = format!(

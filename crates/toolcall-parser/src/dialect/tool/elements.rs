@@ -22,7 +22,7 @@ impl ToolXml {
         };
         // Nothing past the call's `max_call_bytes` is read, so the limit is hit at the same
         // place (and after the same lexemes) however the input was split.
-        let cap = call.core.start + self.asm.opts.limits.max_call_bytes + 1;
+        let cap = self.asm.call_cap(call.core.start);
         let capped = base + w.len() > cap;
         let (w, is_final) = if capped {
             let mut end = cap - base;
