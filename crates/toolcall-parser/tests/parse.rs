@@ -169,13 +169,16 @@ fn crlf_and_lf_alike() {
 
 #[test]
 fn any_unicode() {
-    let text = call("ünïcødé", "<名前>値 🦀</名前>");
+    // In argument names and values; tool and server names are ASCII (§3.4).
+    let text = call("unicode", "<名前>値 🦀</名前>");
     let r = parse(&text);
-    assert_eq!(r.calls()[0].tool_name, "ünïcødé");
+    assert_eq!(r.calls()[0].tool_name, "unicode");
     assert_eq!(
         r.calls()[0].arguments["名前"],
         Value::String("値 🦀".into())
     );
+    let r = parse(&call("ünïcødé", ""));
+    assert_eq!(r.errors()[0].kind, ErrorKind::InvalidToolName);
 }
 
 #[test]
@@ -383,6 +386,59 @@ fn unterminated_call_at_the_end_carries_what_was_parsed() {
 fn missing_tool_name() {
     let r = parse("<tool><arguments><a>1</a></arguments></tool>");
     assert_eq!(r.errors()[0].kind, ErrorKind::MissingToolName);
+}
+
+/// docs/FORMAT.md §3.4: tool and server names are trimmed, then must be valid names; anything
+/// else is an `invalid_tool_name` error with feedback, never a call (and no `ToolName` event).
+#[test]
+fn names_are_trimmed_and_invalid_names_are_errors() {
+    let r = parse(
+        "<tool><tool_name>\n  read_file\n</tool_name><server_name> fs\t</server_name></tool>",
+    );
+    assert!(r.errors().is_empty(), "{:?}", r.errors());
+    assert_eq!(r.calls()[0].tool_name, "read_file");
+    assert_eq!(r.calls()[0].server_name, "fs");
+    for bad in [
+        "read file",
+        "read\nfile",
+        "a\u{0}b",
+        "rm;ls",
+        "$(id)",
+        "`id`",
+        "../etc",
+        "a/b",
+        "..",
+        "{{ tc.name }}",
+        "é",
+        &"x".repeat(129),
+    ] {
+        let escaped = xml_fallback::escape::Escaper::TEXT.escape(bad);
+        for text in [
+            format!("<tool><tool_name>{escaped}</tool_name></tool>after"),
+            format!(
+                "<tool><tool_name>ok</tool_name><server_name>{escaped}</server_name></tool>after"
+            ),
+            format!(
+                "<tool>{{\"tool_name\": {}, \"arguments\": {{}}}}</tool>after",
+                serde_json::to_string(bad).unwrap()
+            ),
+        ] {
+            let r = parse(&text);
+            assert!(r.calls().is_empty(), "{bad:?} made a call: {text}");
+            let e = r.errors()[0];
+            assert_eq!(e.kind, ErrorKind::InvalidToolName, "{text}");
+            assert!(e.feedback().contains("not a valid"), "{}", e.feedback());
+            assert_eq!(r.prose(), "after");
+            let events = stream_events(&text, &ParseOptions::default(), 1);
+            assert!(
+                events.iter().all(|e| match e {
+                    StreamEvent::ToolName { tool_name, .. } => tool_name == "ok",
+                    _ => true,
+                }),
+                "{events:?}"
+            );
+        }
+    }
 }
 
 #[test]
