@@ -431,7 +431,7 @@ impl Assembler {
         let Some(tool_name) = core
             .tool_name
             .take()
-            .map(|t| trim_name(t))
+            .map(trim_name)
             .filter(|t| !t.is_empty())
         else {
             return Err(Box::new(self.missing_tool_name(w, base, &core, end)));

@@ -484,6 +484,50 @@ fn structure_errors() {
     }
 }
 
+/// docs/FORMAT.md §7: inside a call, a comment or processing instruction is markup only when it
+/// ends within 16 KiB of its `<` and holds neither `<tool` nor `</tool`; otherwise its `<` is a
+/// literal `<`. So an unclosed `<!--` or `<?` cannot swallow the calls and prose after it, even
+/// when a `-->` or `?>` comes later.
+#[test]
+fn unclosed_comments_and_instructions_swallow_nothing() {
+    let second = call("b", "<p>2</p>");
+    for opener in ["<!--", "<?"] {
+        let closer = if opener == "<?" { "?>" } else { "-->" };
+        let text = format!(
+            "{}\nprose {closer}\n{second}\nend {closer}",
+            call("a", &format!("<c>x {opener} y</c>"))
+        );
+        let r = parse(&text);
+        assert!(r.errors().is_empty(), "{opener}: {:?}", r.errors());
+        let calls = r.calls();
+        assert_eq!(calls.len(), 2, "{opener}");
+        assert_eq!(
+            calls[0].arguments["c"].as_str(),
+            Some(&*format!("x {opener} y"))
+        );
+        assert_eq!(calls[0].repairs[0].kind, RepairKind::LiteralLessThan);
+        assert_eq!(calls[1].tool_name, "b");
+        assert_eq!(r.prose(), format!("\nprose {closer}\n\nend {closer}"));
+    }
+    // A comment holding a call's end is no comment: the call ends there (an error, as `<c>` is
+    // open), and the call after it is read.
+    let text = format!("{}{second}-->", call("a", "<c>x <!-- </tool> y</c>"));
+    let r = parse(&text);
+    assert_eq!(r.errors()[0].kind, ErrorKind::MismatchedTag);
+    assert_eq!(r.calls().len(), 1);
+    assert_eq!(r.calls()[0].tool_name, "b");
+    // One of more than 16 KiB is text; closed ones within the bound are skipped, as before.
+    let long = format!("x <!--{}--> y", "c".repeat(16 * 1024));
+    let text = call(
+        "a",
+        &format!("<c>{long}</c><!-- note --><d>1<!-- n --></d>"),
+    );
+    let r = parse(&text);
+    let args = &r.calls()[0].arguments;
+    assert_eq!(args["c"].as_str(), Some(long.as_str()));
+    assert_eq!(args["d"], Value::Int(1));
+}
+
 #[test]
 fn fenced_calls_are_calls_by_default_and_ignored_on_request() {
     let text = format!(
