@@ -14,6 +14,7 @@ use crate::dialect::Dialect;
 use crate::error::{ErrorKind, Limit, ParseError};
 use crate::event::StreamEvent;
 use crate::locate::Locator;
+use crate::names::{invalid_name_message, is_valid_name};
 use crate::options::ParseOptions;
 use arg_types::{Map, Value};
 use std::collections::HashMap;
@@ -326,6 +327,14 @@ impl Assembler {
         pos - core.start > self.opts.limits.max_call_bytes
     }
 
+    /// The first absolute offset past `max_call_bytes` of a call that starts at `start`: nothing from there on is read
+    /// as part of the call. Saturating, so `usize::MAX` is no limit rather than an overflow.
+    pub(crate) fn call_cap(&self, start: usize) -> usize {
+        start
+            .saturating_add(self.opts.limits.max_call_bytes)
+            .saturating_add(1)
+    }
+
     /// Records a `limit_exceeded` error for a call longer than `max_call_bytes`.
     pub(crate) fn fail_too_long(&mut self, w: &str, base: usize, core: &mut CallCore) {
         let msg = format!(
@@ -445,9 +454,31 @@ impl Assembler {
         arguments: Arguments,
         end: usize,
     ) -> Result<ToolCall, Box<ParseError>> {
-        let Some(tool_name) = core.tool_name.take().filter(|t| !t.is_empty()) else {
+        let Some(tool_name) = core
+            .tool_name
+            .take()
+            .map(trim_name)
+            .filter(|t| !t.is_empty())
+        else {
             return Err(Box::new(self.missing_tool_name(w, base, &core, end)));
         };
+        // Every dialect's names obey the one rule (docs/FORMAT.md §3.4), whatever form they came
+        // in (the legacy JSON form's are checked only here).
+        let server = core.server_name.take().map(trim_name);
+        for (name, tool) in [(Some(&tool_name), true), (server.as_ref(), false)] {
+            if let Some(name) = name.filter(|n| !n.is_empty() && !is_valid_name(n)) {
+                let p = self.locator.locate(w, base, core.start);
+                let e = ParseError::new(
+                    ErrorKind::InvalidToolName,
+                    invalid_name_message(name, tool),
+                    p,
+                )
+                .in_dialect(self.dialect)
+                .with_snippet(&w[core.start - base..end - base]);
+                return Err(Box::new(e));
+            }
+        }
+        core.server_name = server;
         let schema = self
             .opts
             .schemas
@@ -579,6 +610,16 @@ pub(crate) fn complete_snippet(
             e.span = at..at + quoted;
         }
         core.snippet_at = None;
+    }
+}
+
+/// A name without the blanks around it.
+fn trim_name(name: String) -> String {
+    let trimmed = name.trim_matches([' ', '\t', '\n', '\r']);
+    if trimmed.len() == name.len() {
+        name
+    } else {
+        trimmed.to_owned()
     }
 }
 

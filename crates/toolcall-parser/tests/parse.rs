@@ -169,13 +169,16 @@ fn crlf_and_lf_alike() {
 
 #[test]
 fn any_unicode() {
-    let text = call("ünïcødé", "<名前>値 🦀</名前>");
+    // In argument names and values; tool and server names are ASCII (§3.4).
+    let text = call("unicode", "<名前>値 🦀</名前>");
     let r = parse(&text);
-    assert_eq!(r.calls()[0].tool_name, "ünïcødé");
+    assert_eq!(r.calls()[0].tool_name, "unicode");
     assert_eq!(
         r.calls()[0].arguments["名前"],
         Value::String("値 🦀".into())
     );
+    let r = parse(&call("ünïcødé", ""));
+    assert_eq!(r.errors()[0].kind, ErrorKind::InvalidToolName);
 }
 
 #[test]
@@ -385,6 +388,59 @@ fn missing_tool_name() {
     assert_eq!(r.errors()[0].kind, ErrorKind::MissingToolName);
 }
 
+/// docs/FORMAT.md §3.4: tool and server names are trimmed, then must be valid names; anything
+/// else is an `invalid_tool_name` error with feedback, never a call (and no `ToolName` event).
+#[test]
+fn names_are_trimmed_and_invalid_names_are_errors() {
+    let r = parse(
+        "<tool><tool_name>\n  read_file\n</tool_name><server_name> fs\t</server_name></tool>",
+    );
+    assert!(r.errors().is_empty(), "{:?}", r.errors());
+    assert_eq!(r.calls()[0].tool_name, "read_file");
+    assert_eq!(r.calls()[0].server_name, "fs");
+    for bad in [
+        "read file",
+        "read\nfile",
+        "a\u{0}b",
+        "rm;ls",
+        "$(id)",
+        "`id`",
+        "../etc",
+        "a/b",
+        "..",
+        "{{ tc.name }}",
+        "é",
+        &"x".repeat(129),
+    ] {
+        let escaped = xml_fallback::escape::Escaper::TEXT.escape(bad);
+        for text in [
+            format!("<tool><tool_name>{escaped}</tool_name></tool>after"),
+            format!(
+                "<tool><tool_name>ok</tool_name><server_name>{escaped}</server_name></tool>after"
+            ),
+            format!(
+                "<tool>{{\"tool_name\": {}, \"arguments\": {{}}}}</tool>after",
+                serde_json::to_string(bad).unwrap()
+            ),
+        ] {
+            let r = parse(&text);
+            assert!(r.calls().is_empty(), "{bad:?} made a call: {text}");
+            let e = r.errors()[0];
+            assert_eq!(e.kind, ErrorKind::InvalidToolName, "{text}");
+            assert!(e.feedback().contains("not a valid"), "{}", e.feedback());
+            assert_eq!(r.prose(), "after");
+            let events = stream_events(&text, &ParseOptions::default(), 1);
+            assert!(
+                events.iter().all(|e| match e {
+                    StreamEvent::ToolName { tool_name, .. } => tool_name == "ok",
+                    _ => true,
+                }),
+                "{events:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn structure_errors() {
     for (text, kind) in [
@@ -426,6 +482,50 @@ fn structure_errors() {
         assert_eq!(r.errors()[0].kind, kind, "{text}");
         assert!(r.calls().is_empty());
     }
+}
+
+/// docs/FORMAT.md §7: inside a call, a comment or processing instruction is markup only when it
+/// ends within 16 KiB of its `<` and holds neither `<tool` nor `</tool`; otherwise its `<` is a
+/// literal `<`. So an unclosed `<!--` or `<?` cannot swallow the calls and prose after it, even
+/// when a `-->` or `?>` comes later.
+#[test]
+fn unclosed_comments_and_instructions_swallow_nothing() {
+    let second = call("b", "<p>2</p>");
+    for opener in ["<!--", "<?"] {
+        let closer = if opener == "<?" { "?>" } else { "-->" };
+        let text = format!(
+            "{}\nprose {closer}\n{second}\nend {closer}",
+            call("a", &format!("<c>x {opener} y</c>"))
+        );
+        let r = parse(&text);
+        assert!(r.errors().is_empty(), "{opener}: {:?}", r.errors());
+        let calls = r.calls();
+        assert_eq!(calls.len(), 2, "{opener}");
+        assert_eq!(
+            calls[0].arguments["c"].as_str(),
+            Some(&*format!("x {opener} y"))
+        );
+        assert_eq!(calls[0].repairs[0].kind, RepairKind::LiteralLessThan);
+        assert_eq!(calls[1].tool_name, "b");
+        assert_eq!(r.prose(), format!("\nprose {closer}\n\nend {closer}"));
+    }
+    // A comment holding a call's end is no comment: the call ends there (an error, as `<c>` is
+    // open), and the call after it is read.
+    let text = format!("{}{second}-->", call("a", "<c>x <!-- </tool> y</c>"));
+    let r = parse(&text);
+    assert_eq!(r.errors()[0].kind, ErrorKind::MismatchedTag);
+    assert_eq!(r.calls().len(), 1);
+    assert_eq!(r.calls()[0].tool_name, "b");
+    // One of more than 16 KiB is text; closed ones within the bound are skipped, as before.
+    let long = format!("x <!--{}--> y", "c".repeat(16 * 1024));
+    let text = call(
+        "a",
+        &format!("<c>{long}</c><!-- note --><d>1<!-- n --></d>"),
+    );
+    let r = parse(&text);
+    let args = &r.calls()[0].arguments;
+    assert_eq!(args["c"].as_str(), Some(long.as_str()));
+    assert_eq!(args["d"], Value::Int(1));
 }
 
 #[test]
@@ -511,6 +611,85 @@ fn argument_and_input_limits() {
     let r = toolcall_parser::parse_with("hello world, this is long", &opts);
     assert_eq!(r.prose(), "hello worl");
     assert_eq!(r.errors()[0].kind, ErrorKind::LimitExceeded);
+}
+
+/// A sample call in each dialect, for properties that must hold in all of them.
+fn dialect_samples() -> Vec<(toolcall_parser::Dialect, String)> {
+    use toolcall_parser::Dialect;
+    vec![
+        (Dialect::Tool, format!("Hi\n{}\nbye", call("w", "<p>a.rs</p><c>x &amp; y</c>"))),
+        (
+            Dialect::Tool,
+            "<tool>{\"tool_name\": \"w\", \"arguments\": {\"p\": \"a\"}}</tool>".to_owned(),
+        ),
+        (
+            Dialect::Qwen3Coder,
+            "Hi\n<tool_call>\n<function=w>\n<parameter=p>\na.rs\n</parameter>\n</function>\n</tool_call>"
+                .to_owned(),
+        ),
+        (
+            Dialect::SeedOss,
+            "<seed:tool_call>\n<function=w>\n<parameter=p>\na.rs\n</parameter>\n</function>\n</seed:tool_call>"
+                .to_owned(),
+        ),
+        (
+            Dialect::Hermes,
+            "Hi\n<tool_call>\n{\"name\": \"w\", \"arguments\": {\"p\": \"a.rs\"}}\n</tool_call>"
+                .to_owned(),
+        ),
+    ]
+}
+
+/// docs/FORMAT.md §7: `usize::MAX` is no limit. Every limit, alone and all together, set to
+/// `usize::MAX` gives the default result in every dialect (no overflow panic, nothing rejected).
+#[test]
+fn every_limit_at_usize_max_is_no_limit() {
+    let max = usize::MAX;
+    let d = Limits::default();
+    let variants = [
+        Limits {
+            max_input_bytes: max,
+            ..d.clone()
+        },
+        Limits {
+            max_calls: max,
+            ..d.clone()
+        },
+        Limits {
+            max_depth: max,
+            ..d.clone()
+        },
+        Limits {
+            max_call_bytes: max,
+            ..d.clone()
+        },
+        Limits {
+            max_argument_bytes: max,
+            ..d.clone()
+        },
+        Limits {
+            max_elements: max,
+            ..d.clone()
+        },
+        Limits {
+            max_input_bytes: max,
+            max_calls: max,
+            max_depth: max,
+            max_call_bytes: max,
+            max_argument_bytes: max,
+            max_elements: max,
+        },
+    ];
+    for (dialect, text) in dialect_samples() {
+        let base = ParseOptions::new().with_dialect(dialect);
+        let expected = toolcall_parser::parse_with(&text, &base);
+        assert_eq!(expected.calls().len(), 1, "{dialect}: {expected:?}");
+        for limits in &variants {
+            let opts = base.clone().with_limits(limits.clone());
+            let got = assert_chunking_invariant(&text, &opts);
+            assert_eq!(got, expected, "{dialect} with {limits:?}");
+        }
+    }
 }
 
 #[test]

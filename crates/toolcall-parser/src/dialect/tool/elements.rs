@@ -5,6 +5,7 @@ use crate::call::{ArgumentEncoding, Encoding, RepairKind};
 use crate::error::{ErrorKind, Limit};
 use crate::event::StreamEvent;
 use crate::lexer::{Lexeme, Lexer, Tag, decode_attributes, is_name_start};
+use crate::names::{invalid_name_message, is_valid_name};
 use std::ops::Range;
 use xml_fallback::text::is_blank;
 use xml_fallback::tree::{Attribute, Node};
@@ -22,7 +23,7 @@ impl ToolXml {
         };
         // Nothing past the call's `max_call_bytes` is read, so the limit is hit at the same
         // place (and after the same lexemes) however the input was split.
-        let cap = call.core.start + self.asm.opts.limits.max_call_bytes + 1;
+        let cap = self.asm.call_cap(call.core.start);
         let capped = base + w.len() > cap;
         let (w, is_final) = if capped {
             let mut end = cap - base;
@@ -447,19 +448,28 @@ impl ToolXml {
                 self.end_call(w, base, call, end, out);
                 return Some(Flow::Again);
             }
-            Role::ServerName => {
-                call.core.server_name =
-                    Some(xml_fallback::text::element_value(&frame.element).into_owned());
-            }
-            Role::ToolName => {
-                let name = xml_fallback::text::element_value(&frame.element).into_owned();
-                if self.asm.progress {
-                    out.push(StreamEvent::ToolName {
-                        index: call.core.index,
-                        tool_name: name.clone(),
-                    });
+            Role::ServerName | Role::ToolName => {
+                // Names are trimmed, then must be valid (docs/FORMAT.md §3.4): anything else is an
+                // error, never a call. An empty name is no name (`local`, or `missing_tool_name`).
+                let value = xml_fallback::text::element_value(&frame.element);
+                let name = value.trim_matches(XML_BLANKS).to_owned();
+                let tool = frame.role == Role::ToolName;
+                if !name.is_empty() && !is_valid_name(&name) {
+                    let msg = invalid_name_message(&name, tool);
+                    let at = frame.tag_start;
+                    return Some(self.fail(w, base, call, ErrorKind::InvalidToolName, msg, at));
                 }
-                call.core.tool_name = Some(name);
+                if !tool {
+                    call.core.server_name = Some(name);
+                } else {
+                    if self.asm.progress && !name.is_empty() {
+                        out.push(StreamEvent::ToolName {
+                            index: call.core.index,
+                            tool_name: name.clone(),
+                        });
+                    }
+                    call.core.tool_name = Some(name);
+                }
             }
             Role::Arguments => call.arguments = Some(frame.element),
             Role::Value => {
@@ -575,6 +585,9 @@ impl ToolXml {
         Flow::Again
     }
 }
+
+/// XML's blanks, trimmed from names.
+const XML_BLANKS: [char; 4] = [' ', '\t', '\n', '\r'];
 
 /// Markup taken as text (a reverted element, a close tag followed by text): references decoded,
 /// CDATA unwrapped, line ends normalized, everything else kept as written. The lexer reads it,

@@ -25,9 +25,8 @@ impl ToolXml {
         let rel = self.pos - base;
         // Nothing past the call's `max_call_bytes` is scanned (as in the XML form).
         let call_start = self.call.as_ref().map_or(self.pos, |c| c.core.start);
-        let mut limit = (call_start + self.asm.opts.limits.max_call_bytes + 1)
-            .saturating_sub(base)
-            .clamp(rel, bytes.len());
+        let cap = self.asm.call_cap(call_start);
+        let mut limit = cap.saturating_sub(base).clamp(rel, bytes.len());
         while !w.is_char_boundary(limit) {
             limit -= 1;
         }

@@ -220,7 +220,7 @@ impl ToolXml {
     pub(crate) fn new(opts: ParseOptions, progress: bool) -> Self {
         ToolXml {
             asm: Assembler::new(opts, Dialect::Tool, progress),
-            lexer: Lexer::default(),
+            lexer: Lexer::with_barrier(TOOL),
             mode: Mode::Prose,
             pos: 0,
             call: None,
