@@ -38,6 +38,10 @@ pub(crate) fn smoke() -> Result<bool> {
 }
 
 pub(crate) fn run(args: &[String]) -> Result<bool> {
+    if args.iter().any(|a| a == "--python") {
+        let rest: Vec<String> = args.iter().filter(|a| *a != "--python").cloned().collect();
+        return crate::python::bench(&rest);
+    }
     if args.iter().any(|a| a == "--smoke") {
         return smoke();
     }

@@ -1,7 +1,7 @@
 //! `cargo xtask ci`: every check, each step timed, a closing `N passed, N failed` line.
 
 use crate::shell::{self, cargo, has_cargo_subcommand};
-use crate::{bench, fuzz};
+use crate::{bench, fuzz, python};
 use anyhow::Result;
 use std::time::Instant;
 
@@ -62,6 +62,12 @@ pub(crate) fn run(args: &[String]) -> Result<bool> {
             steps.push(Step {
                 name: "bench smoke",
                 run: Box::new(bench::smoke),
+            });
+        }
+        if python::exists() {
+            steps.push(Step {
+                name: "python",
+                run: Box::new(python::check),
             });
         }
     }

@@ -4,12 +4,14 @@
 //!   step with its time and ends with `N passed, N failed`.
 //! - `cargo xtask fuzz [TARGET] [--seconds N]`: runs one fuzz target, or all of them.
 //! - `cargo xtask bench [--smoke]`: runs the benchmark harness and prints its table.
+//! - `cargo xtask bench --python`: the Python package beside SGLang's Qwen3-Coder detector.
 
 #![forbid(unsafe_code)]
 
 mod bench;
 mod ci;
 mod fuzz;
+mod python;
 mod shell;
 
 use anyhow::{Result, bail};
@@ -44,6 +46,7 @@ fn run() -> Result<bool> {
 }
 
 const USAGE: &str = "usage: cargo xtask <task>
-  ci                         every check: fmt, clippy, tests, fuzz smoke, bench smoke
+  ci                         every check: fmt, clippy, tests, fuzz smoke, bench smoke, python
   fuzz [TARGET] [--seconds N] run one fuzz target or all (default 30 s each)
-  bench [--smoke]            the benchmark table (--smoke: each benchmark once, small input)";
+  bench [--smoke]            the benchmark table (--smoke: each benchmark once, small input)
+  bench --python             the Python package beside SGLang's Qwen3-Coder detector";
