@@ -54,7 +54,11 @@ USAGE:
                      (cargo-fuzz is installed when missing)
         bench-smoke  every benchmark once on small input, results checked  ~2 min
                      (figures and target verdicts mean nothing here)
-      --quick      skip fuzz-smoke and bench-smoke: stable toolchain only, ~5 min less
+        python       the Python package (crates/toolcall-py): fmt, clippy,  ~3 min
+                     built by maturin into target/python-venv (made once,
+                     maturin and pytest from the package index), pytest
+      --quick      skip fuzz-smoke, bench-smoke and python: stable toolchain only, no
+                   package index, ~8 min less
       Exit status 0 when every step passed, 1 otherwise.
 
   cargo xtask fuzz [TARGET...] [--seconds N]
@@ -74,6 +78,9 @@ USAGE:
       The benchmark report (about 2 minutes; sections: one_call, repair, streaming,
       small_calls, schema, thread, prompt, memory). --smoke: each benchmark once on small
       input, as the ci step does.
+  cargo xtask bench --python
+      The Python package beside SGLang's Qwen3-Coder detector (llm-router-utils 0.8.1), in one
+      process, on the same write_file calls; installs both into target/python-bench-venv.
 
   cargo xtask help | --help | -h
       This text. `--help` or `-h` after any task prints it too, and runs nothing.

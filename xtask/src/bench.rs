@@ -44,6 +44,10 @@ pub(crate) fn smoke(sh: &mut Shell) -> Result<bool> {
 }
 
 pub(crate) fn run(args: &[String]) -> Result<bool> {
+    if args.iter().any(|a| a == "--python") {
+        let rest: Vec<String> = args.iter().filter(|a| *a != "--python").cloned().collect();
+        return crate::python::bench(&rest);
+    }
     Shell::terminal().run(
         cargo()
             .args(["bench", "-p", BENCH_PACKAGE, "--bench", BENCH_TARGET, "--"])

@@ -2,7 +2,7 @@
 //! full output in `target/xtask-logs/<step>.log`, and a closing `N passed, N failed` line.
 
 use crate::shell::{self, Shell, cargo, has_cargo_subcommand, logs_dir};
-use crate::{bench, fuzz};
+use crate::{bench, fuzz, python};
 use anyhow::Result;
 use std::io::Write;
 use std::time::Instant;
@@ -67,6 +67,12 @@ fn steps(quick: bool) -> Vec<Step> {
             steps.push(Step {
                 name: "bench-smoke",
                 run: bench::smoke,
+            });
+        }
+        if python::exists() {
+            steps.push(Step {
+                name: "python",
+                run: python::check,
             });
         }
     }

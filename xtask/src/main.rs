@@ -5,6 +5,7 @@
 //! - `cargo xtask fuzz [TARGET…] [--seconds N]`: runs fuzz targets; `--soak SECONDS` runs them
 //!   long, in parallel, and records a summary in `fuzz/SOAK.md`.
 //! - `cargo xtask bench [--smoke]`: runs the benchmark harness and prints its table.
+//! - `cargo xtask bench --python`: the Python package beside SGLang's Qwen3-Coder detector.
 //!
 //! `cargo xtask --help` prints every task and flag ([`args::USAGE`]).
 
@@ -15,6 +16,7 @@ mod bench;
 mod ci;
 mod fuzz;
 mod libfuzzer;
+mod python;
 mod shell;
 mod soak;
 
