@@ -94,6 +94,41 @@ fn stats_count_calls_repairs_and_encodings() {
     assert_eq!(v["stats"]["encodings"]["plain"], 4);
 }
 
+/// Issue 14 item 2: repairs are aggregated (docs/FORMAT.md §4), so their JSON does not grow with
+/// their number: 100,000 bare `&` print one entry (before, an object of some 80 bytes each).
+#[test]
+fn repairs_print_one_entry_per_kind_and_argument() {
+    let n = 100_000;
+    let reply = format!(
+        "<tool><tool_name>w</tool_name><arguments><c>{}</c></arguments></tool>",
+        "&".repeat(n)
+    );
+    for args in [
+        &["parse", "-"][..],
+        &["parse", "-", "--chunk-size", "1000"][..],
+    ] {
+        let out = toolcall(args, Some(&reply));
+        assert_eq!(out.status.code(), Some(0));
+        assert!(
+            out.stdout.len() < n + 4096,
+            "{} bytes of output",
+            out.stdout.len()
+        );
+        let v = json(&out);
+        let r = &v["calls"][0]["repairs"];
+        assert_eq!(r.as_array().unwrap().len(), 1);
+        assert_eq!(r[0]["kind"], "bare_ampersand");
+        assert_eq!(
+            (r[0]["line"].as_u64(), r[0]["column"].as_u64()),
+            (Some(1), Some(45))
+        );
+        assert_eq!(r[0]["count"], n);
+        assert_eq!(r[0]["argument"], "c");
+        assert_eq!(r[0]["positions"].as_array().unwrap().len(), 8);
+        assert_eq!(r[0]["positions"][1]["column"], 46);
+    }
+}
+
 #[test]
 fn usage_and_io_errors_exit_2_without_a_backtrace() {
     for args in [

@@ -36,7 +36,7 @@ mod schema;
 mod stream;
 mod write;
 
-pub use call::{ArgumentEncoding, Encoding, Repair, RepairKind, ToolCall};
+pub use call::{ArgumentEncoding, Encoding, MAX_REPAIR_POSITIONS, Repair, RepairKind, ToolCall};
 pub use dialect::{Dialect, UnknownDialect};
 pub use error::{ErrorKind, ParseError};
 pub use event::StreamEvent;

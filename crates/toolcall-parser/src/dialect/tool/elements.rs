@@ -113,8 +113,13 @@ impl ToolXml {
         {
             call.core.delta.push_str(&t[t.len() - appended..]);
         }
-        for &at in &bare {
+        for &at in &bare.first {
             self.repair(w, base, call, RepairKind::BareAmpersand, at);
+        }
+        if bare.count > bare.first.len() {
+            let more = bare.count - bare.first.len();
+            self.asm
+                .repair_more(&mut call.core, RepairKind::BareAmpersand, more);
         }
         bare.clear();
         self.bare_scratch = bare;
@@ -477,6 +482,7 @@ impl ToolXml {
                 if parent_is_arguments {
                     self.flush_delta_of(call, &frame.element.name, out);
                     call.core.delta_argument = None;
+                    call.core.argument_ended();
                     let encoding = if frame.element.has_child_elements() {
                         Encoding::Structured
                     } else {

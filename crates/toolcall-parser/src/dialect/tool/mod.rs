@@ -17,7 +17,7 @@ use crate::assemble::{Arguments, Assembler, CallCore};
 use crate::dialect::{Dialect, Grammar};
 use crate::event::StreamEvent;
 use crate::json_scan::JsonScanner;
-use crate::lexer::Lexer;
+use crate::lexer::{BareAmps, Lexer};
 use crate::options::ParseOptions;
 use std::sync::Arc;
 use xml_fallback::tree::{Element, Node};
@@ -195,8 +195,8 @@ pub(crate) struct ToolXml {
     pos: usize,
     /// Boxed: the grammar takes the call out and puts it back around every handler.
     call: Option<Box<CallState>>,
-    /// Offsets of bare `&`s found by the last text run (kept to reuse its allocation).
-    bare_scratch: Vec<usize>,
+    /// Bare `&`s found by the last text run (kept to reuse its allocation).
+    bare_scratch: BareAmps,
     fence: Fence,
 }
 impl Grammar for ToolXml {
@@ -219,7 +219,7 @@ impl ToolXml {
             mode: Mode::Prose,
             pos: 0,
             call: None,
-            bare_scratch: Vec::new(),
+            bare_scratch: BareAmps::default(),
             fence: Fence {
                 at_line_start: true,
                 open: None,
