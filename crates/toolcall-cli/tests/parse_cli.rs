@@ -175,3 +175,46 @@ fn stream_prints_json_lines_in_order() {
     assert_eq!(finished[0]["call"]["tool_name"], "write_to_file");
     assert_eq!(finished[1]["call"]["arguments"]["timeout_secs"], 120);
 }
+
+/// Issue 14 item 8: `toolcall stream` reads standard input as it arrives and prints each event's
+/// line as soon as it is certain: the first line arrives while the input is still open, before
+/// its second part is written. (The wait is a guard against a hang, not a measure of speed.)
+#[test]
+fn stream_prints_events_before_the_input_ends() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolcall"))
+        .args(["stream", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the toolcall binary runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut lines = BufReader::new(stdout).lines();
+        let first = lines.next().and_then(Result::ok);
+        tx.send(first).expect("the test waits");
+        lines.map_while(Result::ok).collect::<Vec<_>>()
+    });
+    stdin
+        .write_all("Writing it.\n<tool><tool_name>w</tool_name><arguments><p>a</p>".as_bytes())
+        .expect("write the first part");
+    stdin.flush().expect("flush");
+    let first = rx
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .expect("a line arrives while the input is still open");
+    let first: Value = serde_json::from_str(&first.expect("a first line")).unwrap();
+    assert_eq!(first["event"], "prose");
+    assert_eq!(first["text"], "Writing it.\n");
+    stdin
+        .write_all(b"</arguments></tool>")
+        .expect("write the second part");
+    drop(stdin);
+    let rest = reader.join().expect("the reader ends");
+    assert_eq!(child.wait().expect("toolcall ends").code(), Some(0));
+    let last: Value = serde_json::from_str(rest.last().expect("more lines")).unwrap();
+    assert_eq!(last["event"], "call_finished");
+    assert_eq!(last["call"]["arguments"]["p"], "a");
+}

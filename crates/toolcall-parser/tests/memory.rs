@@ -56,6 +56,14 @@ const CASES: &[Case] = &[
         mode: Mode::OneShot,
         max_ratio: 3.0,
     },
+    // Item 6: 1-byte chunks, events folded as they come (the CLI's `parse --chunk-size 1`): the
+    // events are never all held (before, a 2 MB value held 161 MiB of them).
+    Case {
+        name: "value-in-1-byte-chunks",
+        make: |n| format!("{OPEN}<c>{}</c>{CLOSE}", "let x = 1;\n".repeat(n << 6)),
+        mode: Mode::Chunks(1),
+        max_ratio: 6.0,
+    },
     Case {
         name: "close-tags-as-text",
         make: |n| format!("{OPEN}<c>{}</c>{CLOSE}", "</x>".repeat(n << 8)),

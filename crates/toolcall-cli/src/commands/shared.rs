@@ -3,7 +3,7 @@
 use anyhow::{Context, Result};
 use std::path::Path;
 use std::sync::Arc;
-use toolcall::parser::{ParseOptions, ParseResult, StreamEvent, StreamParser, ToolSchemas, chunks};
+use toolcall::parser::{ParseOptions, ParseResult, StreamParser, ToolSchemas, chunks};
 
 /// Parse options from `--schema` and `--ignore-fenced`.
 pub(crate) fn load_options(schema: Option<&Path>, ignore_fenced: bool) -> Result<ParseOptions> {
@@ -23,18 +23,21 @@ pub(crate) fn load_options(schema: Option<&Path>, ignore_fenced: bool) -> Result
     Ok(options)
 }
 
-/// Every event of streaming `text` in chunks of `n` bytes.
-pub(crate) fn stream_events(text: &str, options: &ParseOptions, n: u64) -> Vec<StreamEvent> {
-    let mut parser = StreamParser::with_options(options.clone());
+/// The result of streaming `text` in chunks of `n` bytes, folded like a one-shot parse. Each
+/// chunk's events are folded into the result as they come (`ParseResult::push_event`), never
+/// collected: a 2 MB value in 1-byte chunks held every event before (161 MiB). Argument deltas,
+/// which the result drops, are not made at all.
+pub(crate) fn parse_in_chunks(text: &str, options: &ParseOptions, n: u64) -> ParseResult {
+    let mut parser = StreamParser::with_options(options.clone()).argument_deltas(false);
+    let mut result = ParseResult::default();
     let mut events = Vec::new();
     for chunk in chunks(text, usize::try_from(n).unwrap_or(usize::MAX)) {
         parser.feed_into(chunk, &mut events);
+        events.drain(..).for_each(|e| result.push_event(e));
     }
-    events.extend(parser.finish());
-    events
-}
-
-/// The result of streaming `text` in chunks of `n` bytes, folded like a one-shot parse.
-pub(crate) fn parse_in_chunks(text: &str, options: &ParseOptions, n: u64) -> ParseResult {
-    ParseResult::from_events(stream_events(text, options, n))
+    parser
+        .finish()
+        .into_iter()
+        .for_each(|e| result.push_event(e));
+    result
 }
