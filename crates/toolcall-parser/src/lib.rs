@@ -26,6 +26,7 @@ mod call;
 mod dialect;
 mod error;
 mod event;
+mod fence;
 mod json_scan;
 mod lexer;
 mod locate;

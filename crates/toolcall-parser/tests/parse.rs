@@ -596,6 +596,14 @@ fn fenced_calls_are_calls_by_default_and_ignored_on_request() {
     let names: Vec<_> = r.calls().iter().map(|c| c.tool_name.clone()).collect();
     assert_eq!(names, ["real"]);
     assert!(r.prose().contains("<tool_name>example</tool_name>"));
+    // Issue 14 item 18: a fence closes at any line end, lone CR included (a later real call
+    // was prose), and a fence marker after a CR is a fence.
+    for end in ["\r\n", "\r"] {
+        let text = text.replace('\n', end);
+        let r = assert_chunking_invariant(&text, &opts);
+        let names: Vec<_> = r.calls().iter().map(|c| c.tool_name.clone()).collect();
+        assert_eq!(names, ["real"], "line ends {end:?}");
+    }
 }
 
 #[test]

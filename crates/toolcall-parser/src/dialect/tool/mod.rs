@@ -16,6 +16,7 @@
 use crate::assemble::{Arguments, Assembler, CallCore};
 use crate::dialect::{Dialect, Grammar};
 use crate::event::StreamEvent;
+use crate::fence::Fence;
 use crate::json_scan::JsonScanner;
 use crate::lexer::{BareAmps, Lexer};
 use crate::options::ParseOptions;
@@ -177,13 +178,6 @@ impl CallState {
     }
 }
 
-/// Markdown fences, tracked only when calls in fences are to be ignored.
-#[derive(Debug, Clone, Copy, Default)]
-struct Fence {
-    at_line_start: bool,
-    open: Option<(u8, usize)>,
-}
-
 /// The `<tool>` grammar's whole state.
 #[derive(Debug)]
 pub(crate) struct ToolXml {
@@ -197,6 +191,7 @@ pub(crate) struct ToolXml {
     call: Option<Box<CallState>>,
     /// Bare `&`s found by the last text run (kept to reuse its allocation).
     bare_scratch: BareAmps,
+    /// Markdown fences, tracked only when calls in fences are to be ignored.
     fence: Fence,
 }
 impl Grammar for ToolXml {
@@ -220,10 +215,7 @@ impl ToolXml {
             pos: 0,
             call: None,
             bare_scratch: BareAmps::default(),
-            fence: Fence {
-                at_line_start: true,
-                open: None,
-            },
+            fence: Fence::default(),
         }
     }
 
