@@ -56,8 +56,9 @@ fn errors_exit_1_with_kind_line_and_column() {
     let e = &v["errors"][0];
     assert_eq!(e["kind"], "mismatched_tag");
     assert_eq!(e["line"], 2);
-    assert_eq!(e["column"], 50); // `</arguments>`: `<a>` was never closed
-    assert!(e["message"].as_str().unwrap().contains("</arguments>"));
+    // At `</b>`, where `<a>`'s close tag should stand (the first offending byte).
+    assert_eq!(e["column"], 46);
+    assert!(e["message"].as_str().unwrap().contains("</b>"));
 }
 
 #[test]

@@ -580,6 +580,29 @@ fn unclosed_comments_and_instructions_swallow_nothing() {
     assert_eq!(args["d"], Value::Int(1));
 }
 
+/// docs/FORMAT.md §7: errors point at the first offending byte. A misspelt close tag of a value
+/// (`</contnet>` on line 7) is text at first (a stray close tag, §4 rule 4); when the value is
+/// never closed, the error is reported at it, not at `</arguments>` on line 8 (issue 14 item 19).
+#[test]
+fn a_misspelt_close_tag_is_reported_where_it_stands() {
+    let text = "Writing.\n<tool>\n<tool_name>write_to_file</tool_name>\n<arguments>\n\
+                <path>a.rs</path>\n<content>\nfn main() {}\n</contnet>\n</arguments>\n</tool>\nafter";
+    let r = parse(text);
+    let e = r.errors()[0];
+    assert_eq!(e.kind, ErrorKind::MismatchedTag);
+    assert_eq!((e.line, e.column), (8, 1), "{e:?}");
+    assert!(
+        e.message.contains("</contnet>") && e.message.contains("<content>"),
+        "{e:?}"
+    );
+    assert!(e.snippet.starts_with("</contnet>"), "{e:?}");
+    assert_eq!(r.prose(), "Writing.\n\nafter");
+    // Without a stray close tag, the tag that finds the element open is the first offence.
+    let r = parse(&call("w", "<a>1</arguments>"));
+    let e = r.errors()[0];
+    assert!(e.message.starts_with("</arguments>"), "{e:?}");
+}
+
 #[test]
 fn fenced_calls_are_calls_by_default_and_ignored_on_request() {
     let text = format!(

@@ -88,6 +88,10 @@ struct Frame {
     has_text: bool,
     refs: bool,
     cdata: bool,
+    /// The first close tag of no open element taken as text in it (offset, name): if it is
+    /// never closed, that tag was likely its misspelt close (`</contnet>`), and the error is
+    /// reported there.
+    stray_close: Option<(usize, String)>,
 }
 
 impl Frame {
@@ -101,6 +105,7 @@ impl Frame {
             has_text: false,
             refs: false,
             cdata: false,
+            stray_close: None,
         }
     }
 
