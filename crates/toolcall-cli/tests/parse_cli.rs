@@ -56,8 +56,9 @@ fn errors_exit_1_with_kind_line_and_column() {
     let e = &v["errors"][0];
     assert_eq!(e["kind"], "mismatched_tag");
     assert_eq!(e["line"], 2);
-    assert_eq!(e["column"], 50); // `</arguments>`: `<a>` was never closed
-    assert!(e["message"].as_str().unwrap().contains("</arguments>"));
+    // At `</b>`, where `<a>`'s close tag should stand (the first offending byte).
+    assert_eq!(e["column"], 46);
+    assert!(e["message"].as_str().unwrap().contains("</b>"));
 }
 
 #[test]
@@ -92,6 +93,41 @@ fn stats_count_calls_repairs_and_encodings() {
     assert_eq!(v["stats"]["calls"], 2);
     assert_eq!(v["stats"]["repairs_by_kind"]["bare_ampersand"], 4);
     assert_eq!(v["stats"]["encodings"]["plain"], 4);
+}
+
+/// Issue 14 item 2: repairs are aggregated (docs/FORMAT.md §4), so their JSON does not grow with
+/// their number: 100,000 bare `&` print one entry (before, an object of some 80 bytes each).
+#[test]
+fn repairs_print_one_entry_per_kind_and_argument() {
+    let n = 100_000;
+    let reply = format!(
+        "<tool><tool_name>w</tool_name><arguments><c>{}</c></arguments></tool>",
+        "&".repeat(n)
+    );
+    for args in [
+        &["parse", "-"][..],
+        &["parse", "-", "--chunk-size", "1000"][..],
+    ] {
+        let out = toolcall(args, Some(&reply));
+        assert_eq!(out.status.code(), Some(0));
+        assert!(
+            out.stdout.len() < n + 4096,
+            "{} bytes of output",
+            out.stdout.len()
+        );
+        let v = json(&out);
+        let r = &v["calls"][0]["repairs"];
+        assert_eq!(r.as_array().unwrap().len(), 1);
+        assert_eq!(r[0]["kind"], "bare_ampersand");
+        assert_eq!(
+            (r[0]["line"].as_u64(), r[0]["column"].as_u64()),
+            (Some(1), Some(45))
+        );
+        assert_eq!(r[0]["count"], n);
+        assert_eq!(r[0]["argument"], "c");
+        assert_eq!(r[0]["positions"].as_array().unwrap().len(), 8);
+        assert_eq!(r[0]["positions"][1]["column"], 46);
+    }
 }
 
 #[test]
@@ -361,4 +397,47 @@ fn big_integers_keep_every_digit() {
             "{command}: {text}"
         );
     }
+}
+
+/// Issue 14 item 8: `toolcall stream` reads standard input as it arrives and prints each event's
+/// line as soon as it is certain: the first line arrives while the input is still open, before
+/// its second part is written. (The wait is a guard against a hang, not a measure of speed.)
+#[test]
+fn stream_prints_events_before_the_input_ends() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolcall"))
+        .args(["stream", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the toolcall binary runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut lines = BufReader::new(stdout).lines();
+        let first = lines.next().and_then(Result::ok);
+        tx.send(first).expect("the test waits");
+        lines.map_while(Result::ok).collect::<Vec<_>>()
+    });
+    stdin
+        .write_all("Writing it.\n<tool><tool_name>w</tool_name><arguments><p>a</p>".as_bytes())
+        .expect("write the first part");
+    stdin.flush().expect("flush");
+    let first = rx
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .expect("a line arrives while the input is still open");
+    let first: Value = serde_json::from_str(&first.expect("a first line")).unwrap();
+    assert_eq!(first["event"], "prose");
+    assert_eq!(first["text"], "Writing it.\n");
+    stdin
+        .write_all(b"</arguments></tool>")
+        .expect("write the second part");
+    drop(stdin);
+    let rest = reader.join().expect("the reader ends");
+    assert_eq!(child.wait().expect("toolcall ends").code(), Some(0));
+    let last: Value = serde_json::from_str(rest.last().expect("more lines")).unwrap();
+    assert_eq!(last["event"], "call_finished");
+    assert_eq!(last["call"]["arguments"]["p"], "a");
 }

@@ -65,6 +65,11 @@ pub(crate) struct CallCore {
     argument_starts: Vec<(String, usize, usize)>,
     /// The first start of each argument name, by name: lookups stay O(1) with many names.
     first_start: HashMap<String, usize>,
+    /// The argument being read (its name's first start), between `argument_started` and
+    /// `argument_ended`: repairs made meanwhile are counted under it.
+    open_argument: Option<usize>,
+    /// Where each (kind, argument) entry is in `repairs`: aggregation stays O(1) per repair.
+    repair_index: HashMap<(RepairKind, Option<usize>), usize>,
 }
 
 impl CallCore {
@@ -79,11 +84,18 @@ impl CallCore {
 
     /// Records that a top-level argument `name` begins at `at` (its start tag ends at `end`).
     pub(crate) fn argument_started(&mut self, name: &str, at: usize, end: usize) {
-        self.first_start
+        let first = *self
+            .first_start
             .entry(name.to_owned())
             .or_insert(self.argument_starts.len());
         self.argument_starts.push((name.to_owned(), at, end));
         self.argument_bytes = 0;
+        self.open_argument = Some(first);
+    }
+
+    /// Records that the argument being read is complete: later repairs are not its.
+    pub(crate) fn argument_ended(&mut self) {
+        self.open_argument = None;
     }
 
     /// Where the argument `name` first began: its start tag's offset and the offset after it.
@@ -224,7 +236,7 @@ impl Assembler {
 
     // ----- repairs and errors -----------------------------------------------------------------
 
-    /// Records a repair at absolute offset `at`.
+    /// Records a repair at absolute offset `at`, in the argument being read (if any).
     pub(crate) fn repair(
         &mut self,
         w: &str,
@@ -233,6 +245,52 @@ impl Assembler {
         kind: RepairKind,
         at: usize,
     ) {
+        let argument = core.open_argument;
+        self.record_repair(w, base, core, kind, at, argument);
+    }
+
+    /// Records a repair at absolute offset `at` in the argument `name`.
+    pub(crate) fn repair_in(
+        &mut self,
+        w: &str,
+        base: usize,
+        core: &mut CallCore,
+        kind: RepairKind,
+        at: usize,
+        name: &str,
+    ) {
+        let argument = core.first_start.get(name).copied();
+        self.record_repair(w, base, core, kind, at, argument);
+    }
+
+    /// Adds `n` occurrences, not located, to the entry of `kind` in the argument being read,
+    /// which the caller has just recorded (so it exists, and lists its positions).
+    pub(crate) fn repair_more(&mut self, core: &mut CallCore, kind: RepairKind, n: usize) {
+        let key = (kind, core.open_argument);
+        if let Some(&i) = core.repair_index.get(&key) {
+            core.repairs[i].count += n;
+        }
+    }
+
+    /// Adds one occurrence to the (kind, argument) entry, or begins it. Only the first
+    /// [`MAX_REPAIR_POSITIONS`](crate::MAX_REPAIR_POSITIONS) occurrences are located; later ones
+    /// are counted, so repairs cost no memory per occurrence (docs/FORMAT.md §4).
+    fn record_repair(
+        &mut self,
+        w: &str,
+        base: usize,
+        core: &mut CallCore,
+        kind: RepairKind,
+        at: usize,
+        argument: Option<usize>,
+    ) {
+        let entry = core.repair_index.get(&(kind, argument)).copied();
+        if let Some(i) = entry
+            && core.repairs[i].is_full()
+        {
+            core.repairs[i].count += 1;
+            return;
+        }
         let p = self.locator.locate(w, base, at);
         #[cfg(feature = "tracing")]
         tracing::debug!(
@@ -241,7 +299,19 @@ impl Assembler {
             column = p.column,
             "tool call repair"
         );
-        core.repairs.push(Repair::new(kind, p));
+        match entry {
+            Some(i) => {
+                let r = &mut core.repairs[i];
+                r.count += 1;
+                r.positions.push(p);
+            }
+            None => {
+                core.repair_index
+                    .insert((kind, argument), core.repairs.len());
+                let name = argument.map(|i| core.argument_starts[i].0.clone());
+                core.repairs.push(Repair::new(kind, p, name));
+            }
+        }
     }
 
     /// Records the call's first error, at absolute offset `at`. Its snippet is filled in by
@@ -519,7 +589,8 @@ impl Assembler {
                             let at = core
                                 .argument_start(&child.name)
                                 .map_or(core.start, |(at, _)| at);
-                            self.repair(w, base, &mut core, RepairKind::MarkupAsString, at);
+                            let kind = RepairKind::MarkupAsString;
+                            self.repair_in(w, base, &mut core, kind, at, &child.name);
                         }
                     }
                     map
@@ -570,7 +641,8 @@ impl Assembler {
             let at = core
                 .argument_start(&mismatch.name)
                 .map_or(core.start, |(at, _)| at);
-            self.repair(w, base, core, RepairKind::ValueAsString, at);
+            let kind = RepairKind::ValueAsString;
+            self.repair_in(w, base, core, kind, at, &mismatch.name);
         }
         typed.arguments
     }

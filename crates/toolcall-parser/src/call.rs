@@ -53,25 +53,76 @@ fn serialize_map<S: serde::Serializer>(m: &Map, s: S) -> Result<S::Ok, S::Error>
     map.end()
 }
 
-/// A repair: something malformed that was read in the one sensible way, and where.
+/// How many positions a [`Repair`] lists: those of its first occurrences.
+pub const MAX_REPAIR_POSITIONS: usize = 8;
+
+/// A repair: something malformed that was read in the one sensible way, and where. Repairs are
+/// aggregated (docs/FORMAT.md §4): one entry per kind and top-level argument, in the order of
+/// their first occurrence, with how many times it was made and where the first
+/// [`MAX_REPAIR_POSITIONS`] were, so that a value of a million bare `&` costs one entry.
+///
+/// ```
+/// let r = toolcall_parser::parse(
+///     "<tool><tool_name>s</tool_name><arguments><q>a && b && c</q></arguments></tool>",
+/// );
+/// let repair = &r.calls()[0].repairs[0];
+/// assert_eq!(repair.kind, toolcall_parser::RepairKind::BareAmpersand);
+/// assert_eq!((repair.count, repair.argument.as_deref()), (4, Some("q")));
+/// assert_eq!((repair.line, repair.column), (1, 47)); // the first
+/// assert_eq!(repair.positions.len(), 4);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Repair {
     /// What was repaired.
     pub kind: RepairKind,
-    /// Where, in the whole input.
+    /// Where it was first made, in the whole input.
     pub line: u32,
-    /// Column (in characters, from 1).
+    /// Column of the first (in characters, from 1).
     pub column: u32,
+    /// The top-level argument it was made in; `None` for a repair of the call itself.
+    pub argument: Option<String>,
+    /// How many times it was made (in this argument): at least 1.
+    pub count: usize,
+    /// Where the first `min(count, MAX_REPAIR_POSITIONS)` were made, in input order; the first
+    /// is `line` and `column`. In JSON, objects with `line` and `column`.
+    #[serde(serialize_with = "serialize_positions")]
+    pub positions: Vec<Position>,
 }
 
 impl Repair {
-    pub(crate) fn new(kind: RepairKind, at: Position) -> Self {
+    pub(crate) fn new(kind: RepairKind, at: Position, argument: Option<String>) -> Self {
         Repair {
             kind,
             line: at.line,
             column: at.column,
+            argument,
+            count: 1,
+            positions: vec![at],
         }
     }
+
+    /// Whether it lists all the positions it may.
+    pub(crate) fn is_full(&self) -> bool {
+        self.positions.len() >= MAX_REPAIR_POSITIONS
+    }
+}
+
+fn serialize_positions<S: serde::Serializer>(ps: &[Position], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::{SerializeSeq, SerializeStruct};
+    struct At(Position);
+    impl Serialize for At {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut st = s.serialize_struct("Position", 2)?;
+            st.serialize_field("line", &self.0.line)?;
+            st.serialize_field("column", &self.0.column)?;
+            st.end()
+        }
+    }
+    let mut seq = s.serialize_seq(Some(ps.len()))?;
+    for &p in ps {
+        seq.serialize_element(&At(p))?;
+    }
+    seq.end()
 }
 
 /// The repairs the parser makes (docs/FORMAT.md §4).

@@ -62,8 +62,10 @@ impl ErrorKind {
 /// let r = toolcall_parser::parse("<tool><tool_name>x</tool_name><arguments><a>1</b></arguments></tool>");
 /// let e = &r.errors()[0];
 /// assert_eq!(e.kind, toolcall_parser::ErrorKind::MismatchedTag);
-/// assert_eq!((e.line, e.column), (1, 50)); // at </arguments>: <a> was never closed
-/// assert!(e.feedback().contains("line 1, column 50"));
+/// // At `</b>`, the first offending byte: `<a>` was never closed, and `</b>` stands where its
+/// // close tag should.
+/// assert_eq!((e.line, e.column), (1, 46));
+/// assert!(e.feedback().contains("line 1, column 46"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ParseError {

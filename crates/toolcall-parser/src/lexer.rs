@@ -186,6 +186,28 @@ impl Default for Lexer {
     }
 }
 
+/// The bare `&`s of a text run: how many, and the offsets of the first few.
+#[derive(Debug, Default)]
+pub(crate) struct BareAmps {
+    pub(crate) first: Vec<usize>,
+    pub(crate) count: usize,
+}
+
+impl BareAmps {
+    fn push(&mut self, at: usize) {
+        if self.first.len() < crate::MAX_REPAIR_POSITIONS {
+            self.first.push(at);
+        }
+        self.count += 1;
+    }
+
+    /// Empties it, keeping its allocation.
+    pub(crate) fn clear(&mut self) {
+        self.first.clear();
+        self.count = 0;
+    }
+}
+
 /// The result of one step: a lexeme and the bytes it covered, or a request for more input.
 pub(crate) type Lexed<'w> = Option<(Lexeme<'w>, usize)>;
 
@@ -246,7 +268,8 @@ impl Lexer {
 
     /// Decodes a run of character data at `w[pos..]` straight into `out`: text, references,
     /// line ends; the hot path for entity-escaped values, one pass with no lexeme per entity.
-    /// Bare `&`s are taken literally and their absolute offsets pushed to `bare`. It stops
+    /// Bare `&`s are taken literally and counted in `bare`, the absolute offsets of the first
+    /// [`MAX_REPAIR_POSITIONS`](crate::MAX_REPAIR_POSITIONS) kept (memory per run is bounded). It stops
     /// before `<`, before anything the general path must decide (a reference that is incomplete
     /// at the end of the window or names a forbidden character, a CR at the window's end), and
     /// at the end of the window; it returns the bytes consumed and whether references were seen.
@@ -257,7 +280,7 @@ impl Lexer {
         base: usize,
         is_final: bool,
         out: &mut String,
-        bare: &mut Vec<usize>,
+        bare: &mut BareAmps,
     ) -> (usize, bool) {
         debug_assert!(!self.in_cdata);
         let bytes = w.as_bytes();

@@ -61,10 +61,9 @@ fn rule_2_close_tags_inside_a_value_are_text_unless_structure_follows() {
         call.arguments["code"].as_str(),
         Some("print(\"</parameter>\")\nx</function>y")
     );
-    assert_eq!(
-        repairs(&r),
-        [RepairKind::CloseTagAsText, RepairKind::CloseTagAsText]
-    );
+    // Both close tags, aggregated into one repair of the argument (FORMAT.md §4).
+    assert_eq!(repairs(&r), [RepairKind::CloseTagAsText]);
+    assert_eq!(r.calls()[0].repairs[0].count, 2);
     // At the start of a line, </function> ends the value and the call.
     let r = qwen("<function=w>\n<parameter=a>\n1\n</function>\nafter");
     assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("1"));

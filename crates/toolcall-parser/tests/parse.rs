@@ -222,12 +222,64 @@ fn bare_ampersands_are_repaired_and_recorded() {
     let c = &r.calls()[0];
     assert_eq!(c.arguments["pattern"], Value::String("if .*&& .*x".into()));
     assert_eq!(c.arguments["url"], Value::String("?a=1&b=2&c=3".into()));
-    assert_eq!(
-        repairs(&text),
-        vec![RepairKind::BareAmpersand; 3],
-        "each bare & is one repair"
-    );
-    assert_eq!((c.repairs[0].line, c.repairs[0].column), (5, 15));
+    // One entry per kind and argument (§4): `&&` is one entry of count 2.
+    assert_eq!(repairs(&text), vec![RepairKind::BareAmpersand; 2]);
+    let (p, u) = (&c.repairs[0], &c.repairs[1]);
+    assert_eq!((p.argument.as_deref(), p.count), (Some("pattern"), 2));
+    assert_eq!((u.argument.as_deref(), u.count), (Some("url"), 1));
+    assert_eq!((p.line, p.column), (5, 15));
+    let at = |r: &toolcall_parser::Repair| {
+        r.positions
+            .iter()
+            .map(|p| (p.line, p.column))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(at(p), [(5, 15), (5, 16)]);
+    assert_eq!(at(u), [(5, 40)]);
+}
+
+/// §4: repairs are aggregated per kind and argument, with the first `MAX_REPAIR_POSITIONS`
+/// positions, so any density of repairs costs a bounded number of entries and positions: the
+/// class of issue 14 item 2 (1 MB of bare `&` made a million entries). Counts stay exact.
+#[test]
+fn repairs_are_aggregated_with_bounded_positions() {
+    use toolcall_parser::MAX_REPAIR_POSITIONS;
+    for n in [1, 7, 8, 9, 100, 10_000] {
+        let amps = "&".repeat(n);
+        let lts = "a < ".repeat(n);
+        let text = call("w", &format!("<a>{amps}</a><b>{lts}</b><a>x{amps}</a>"));
+        for chunk in [1, 5, usize::MAX] {
+            let r = if chunk == usize::MAX {
+                toolcall_parser::parse(&text)
+            } else {
+                common::parse_chunked(&text, &ParseOptions::default(), chunk)
+            };
+            let reps = &r.calls()[0].repairs;
+            let kinds: Vec<_> = reps
+                .iter()
+                .map(|r| (r.kind, r.argument.as_deref(), r.count))
+                .collect();
+            assert_eq!(
+                kinds,
+                [
+                    (RepairKind::BareAmpersand, Some("a"), 2 * n),
+                    (RepairKind::LiteralLessThan, Some("b"), n),
+                ],
+                "n = {n}, chunk {chunk}"
+            );
+            for rep in reps {
+                assert_eq!(rep.positions.len(), rep.count.min(MAX_REPAIR_POSITIONS));
+                assert_eq!(
+                    (rep.line, rep.column),
+                    (rep.positions[0].line, rep.positions[0].column)
+                );
+                assert!(
+                    rep.positions.windows(2).all(|w| w[0] < w[1]),
+                    "in input order"
+                );
+            }
+        }
+    }
 }
 
 #[test]
@@ -528,6 +580,29 @@ fn unclosed_comments_and_instructions_swallow_nothing() {
     assert_eq!(args["d"], Value::Int(1));
 }
 
+/// docs/FORMAT.md §7: errors point at the first offending byte. A misspelt close tag of a value
+/// (`</contnet>` on line 7) is text at first (a stray close tag, §4 rule 4); when the value is
+/// never closed, the error is reported at it, not at `</arguments>` on line 8 (issue 14 item 19).
+#[test]
+fn a_misspelt_close_tag_is_reported_where_it_stands() {
+    let text = "Writing.\n<tool>\n<tool_name>write_to_file</tool_name>\n<arguments>\n\
+                <path>a.rs</path>\n<content>\nfn main() {}\n</contnet>\n</arguments>\n</tool>\nafter";
+    let r = parse(text);
+    let e = r.errors()[0];
+    assert_eq!(e.kind, ErrorKind::MismatchedTag);
+    assert_eq!((e.line, e.column), (8, 1), "{e:?}");
+    assert!(
+        e.message.contains("</contnet>") && e.message.contains("<content>"),
+        "{e:?}"
+    );
+    assert!(e.snippet.starts_with("</contnet>"), "{e:?}");
+    assert_eq!(r.prose(), "Writing.\n\nafter");
+    // Without a stray close tag, the tag that finds the element open is the first offence.
+    let r = parse(&call("w", "<a>1</arguments>"));
+    let e = r.errors()[0];
+    assert!(e.message.starts_with("</arguments>"), "{e:?}");
+}
+
 #[test]
 fn fenced_calls_are_calls_by_default_and_ignored_on_request() {
     let text = format!(
@@ -544,6 +619,14 @@ fn fenced_calls_are_calls_by_default_and_ignored_on_request() {
     let names: Vec<_> = r.calls().iter().map(|c| c.tool_name.clone()).collect();
     assert_eq!(names, ["real"]);
     assert!(r.prose().contains("<tool_name>example</tool_name>"));
+    // Issue 14 item 18: a fence closes at any line end, lone CR included (a later real call
+    // was prose), and a fence marker after a CR is a fence.
+    for end in ["\r\n", "\r"] {
+        let text = text.replace('\n', end);
+        let r = assert_chunking_invariant(&text, &opts);
+        let names: Vec<_> = r.calls().iter().map(|c| c.tool_name.clone()).collect();
+        assert_eq!(names, ["real"], "line ends {end:?}");
+    }
 }
 
 #[test]

@@ -74,7 +74,7 @@ fn stats(result: &ParseResult) -> Value {
             Segment::Call(c) => {
                 calls += 1;
                 for r in &c.repairs {
-                    *repairs.entry(r.kind.as_str()).or_default() += 1;
+                    *repairs.entry(r.kind.as_str()).or_default() += r.count;
                 }
                 for e in &c.encodings {
                     *encodings.entry(e.encoding.as_str()).or_default() += 1;

@@ -7,8 +7,7 @@ use serde_json::Value;
 use std::path::Path;
 use std::sync::Arc;
 use toolcall::parser::{
-    Dialect, ParseError, ParseOptions, ParseResult, StreamEvent, StreamParser, ToolCall,
-    ToolSchemas, chunks,
+    Dialect, ParseError, ParseOptions, ParseResult, StreamParser, ToolCall, ToolSchemas, chunks,
 };
 
 /// The response and the parse options of `parse` or `stream`: `file` (`-` or nothing: standard
@@ -20,16 +19,26 @@ pub(crate) fn load(
     schema: Option<&Path>,
     ignore_fenced: bool,
 ) -> Result<(String, ParseOptions)> {
+    // The schema first: when it comes from standard input, nothing else does.
+    let options = options_for(file, schema, ignore_fenced)?;
+    let text = read_input(file)?;
+    Ok((text, options))
+}
+
+/// Parse options from `--schema` (a file, or `-` for standard input) and `--ignore-fenced`,
+/// for a response read from `file` (`-` or nothing: standard input), which is not read here.
+pub(crate) fn options_for(
+    file: Option<&Path>,
+    schema: Option<&Path>,
+    ignore_fenced: bool,
+) -> Result<ParseOptions> {
     if schema.is_some_and(is_stdin) && file.is_none_or(is_stdin) {
         bail!(
             "--schema - reads the tool definitions from standard input, so the response cannot \
              come from it too: give the response as a FILE"
         );
     }
-    // The schema first: when it comes from standard input, nothing else does.
-    let options = load_options(schema, ignore_fenced)?;
-    let text = read_input(file)?;
-    Ok((text, options))
+    load_options(schema, ignore_fenced)
 }
 
 /// Parse options from `--schema` (a file, or `-` for standard input) and `--ignore-fenced`.
@@ -58,20 +67,23 @@ fn describe(path: &Path) -> String {
     }
 }
 
-/// Every event of streaming `text` in chunks of `n` bytes.
-pub(crate) fn stream_events(text: &str, options: &ParseOptions, n: u64) -> Vec<StreamEvent> {
-    let mut parser = StreamParser::with_options(options.clone());
+/// The result of streaming `text` in chunks of `n` bytes, folded like a one-shot parse. Each
+/// chunk's events are folded into the result as they come (`ParseResult::push_event`), never
+/// collected: a 2 MB value in 1-byte chunks held every event before (161 MiB). Argument deltas,
+/// which the result drops, are not made at all.
+pub(crate) fn parse_in_chunks(text: &str, options: &ParseOptions, n: u64) -> ParseResult {
+    let mut parser = StreamParser::with_options(options.clone()).argument_deltas(false);
+    let mut result = ParseResult::default();
     let mut events = Vec::new();
     for chunk in chunks(text, usize::try_from(n).unwrap_or(usize::MAX)) {
         parser.feed_into(chunk, &mut events);
+        events.drain(..).for_each(|e| result.push_event(e));
     }
-    events.extend(parser.finish());
-    events
-}
-
-/// The result of streaming `text` in chunks of `n` bytes, folded like a one-shot parse.
-pub(crate) fn parse_in_chunks(text: &str, options: &ParseOptions, n: u64) -> ParseResult {
-    ParseResult::from_events(stream_events(text, options, n))
+    parser
+        .finish()
+        .into_iter()
+        .for_each(|e| result.push_event(e));
+    result
 }
 
 /// What typed a call's arguments:

@@ -1,47 +1,105 @@
-//! `toolcall stream`: the streaming parser's events as JSON Lines.
+//! `toolcall stream`: the streaming parser's events as JSON Lines, printed as they become certain.
+//!
+//! Standard input is read as it arrives (whatever is available, up to 64 KiB at a time), fed to
+//! the parser in pieces of `--chunk-size` bytes as raw bytes (a UTF-8 character may be split
+//! anywhere; bytes that are not UTF-8 read as U+FFFD), and each event's line is printed and
+//! flushed at once: a reply piped from a model shows its calls while it is still being written.
+//! A file is replayed in pieces of `--chunk-size` bytes.
 
-use crate::commands::shared::{InferenceCount, Out, call_json, error_json, load, stream_events};
+use crate::commands::shared::{InferenceCount, Out, call_json, error_json, options_for};
+use crate::input::{is_stdin, read_input};
 use crate::{Exit, StreamArgs};
-use anyhow::Result;
+use anyhow::{Context, Result};
 use serde_json::{Value, json};
-use std::io::Write;
-use toolcall::parser::{ParseOptions, StreamEvent};
+use std::io::{Read, Write};
+use toolcall::parser::{ParseOptions, StreamEvent, StreamParser, chunks};
+
+/// The most bytes read from standard input at once.
+const READ_BYTES: usize = 64 << 10;
 
 /// Runs the subcommand.
 pub(crate) fn run(args: &StreamArgs) -> Result<Exit> {
-    let (text, options) = load(
-        args.file.as_deref(),
-        args.schema.as_deref(),
-        args.ignore_fenced,
-    )?;
+    let file = args.file.as_deref();
+    let options = options_for(file, args.schema.as_deref(), args.ignore_fenced)?;
     let options = args.reasoning.apply(options.with_dialect(args.dialect));
-    let events = stream_events(&text, &options, args.chunk_size);
+    let chunk = usize::try_from(args.chunk_size).unwrap_or(usize::MAX);
+    let mut parser = StreamParser::with_options(options.clone());
     let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    let mut had_errors = false;
-    let mut inferred = InferenceCount::default();
-    for e in &events {
-        had_errors |= matches!(
-            e,
-            StreamEvent::Error { .. } | StreamEvent::CallFinished { result: Err(_), .. }
-        );
-        if let StreamEvent::CallFinished {
-            result: Ok(call), ..
-        } = e
-        {
-            inferred.add(call, &options);
+    let mut printer = Printer {
+        out: std::io::BufWriter::new(stdout.lock()),
+        options: &options,
+        had_errors: false,
+        inferred: InferenceCount::default(),
+    };
+    match file {
+        Some(path) if !is_stdin(path) => {
+            let text = read_input(Some(path))?;
+            for piece in chunks(&text, chunk) {
+                printer.print(parser.feed(piece))?;
+            }
         }
-        writeln!(out, "{}", serde_json::to_string(&event_json(e, &options))?)?;
+        _ => {
+            let stdin = std::io::stdin();
+            let mut input = stdin.lock();
+            let mut buf = vec![0; READ_BYTES];
+            loop {
+                let n = match input.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e).context("cannot read standard input"),
+                };
+                for piece in buf[..n].chunks(chunk) {
+                    printer.print(parser.feed_bytes(piece))?;
+                }
+            }
+        }
     }
-    out.flush()?;
-    if let Some(note) = inferred.note(&options) {
+    printer.print(parser.finish())?;
+    if let Some(note) = printer.inferred.note(&options) {
         eprintln!("{note}");
     }
-    Ok(if had_errors {
+    Ok(if printer.had_errors {
         Exit::InputErrors
     } else {
         Exit::Success
     })
+}
+
+/// Prints events as JSON Lines, flushing after each batch so that each line is out as soon as
+/// its event is certain.
+struct Printer<'o, W: Write> {
+    out: W,
+    options: &'o ParseOptions,
+    had_errors: bool,
+    inferred: InferenceCount,
+}
+
+impl<W: Write> Printer<'_, W> {
+    fn print(&mut self, events: Vec<StreamEvent>) -> Result<()> {
+        if events.is_empty() {
+            return Ok(());
+        }
+        for e in &events {
+            self.had_errors |= matches!(
+                e,
+                StreamEvent::Error { .. } | StreamEvent::CallFinished { result: Err(_), .. }
+            );
+            if let StreamEvent::CallFinished {
+                result: Ok(call), ..
+            } = e
+            {
+                self.inferred.add(call, self.options);
+            }
+            writeln!(
+                self.out,
+                "{}",
+                serde_json::to_string(&event_json(e, self.options))?
+            )?;
+        }
+        self.out.flush()?;
+        Ok(())
+    }
 }
 
 /// One event as a JSON object with an `event` field naming its kind; calls carry their

@@ -692,6 +692,7 @@ impl Qwen3Coder {
     fn close_parameter(&mut self, call: &mut Call, mut param: Param, out: &mut Vec<StreamEvent>) {
         self.deliver(call, &mut param, true, out);
         call.core.delta_argument = None;
+        call.core.argument_ended();
         let name = param.name.to_string();
         let text = param.into_value();
         if !call.by_name.contains_key(&name) {

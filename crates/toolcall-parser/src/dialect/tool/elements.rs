@@ -113,8 +113,13 @@ impl ToolXml {
         {
             call.core.delta.push_str(&t[t.len() - appended..]);
         }
-        for &at in &bare {
+        for &at in &bare.first {
             self.repair(w, base, call, RepairKind::BareAmpersand, at);
+        }
+        if bare.count > bare.first.len() {
+            let more = bare.count - bare.first.len();
+            self.asm
+                .repair_more(&mut call.core, RepairKind::BareAmpersand, more);
         }
         bare.clear();
         self.bare_scratch = bare;
@@ -408,14 +413,24 @@ impl ToolXml {
             // Inside a value, a close tag of no open element is text (`use </div> here`); one
             // of an open element means the value was left unclosed, an error.
             self.repair(w, base, call, RepairKind::CloseTagAsText, at);
+            let top = call.top();
+            if top.stray_close.is_none() {
+                top.stray_close = Some((at, name.to_owned()));
+            }
             self.append_text(w, base, call, &w[at - base..at + n - base], at, out)?;
             return None;
         }
         let expected = top.element.name.clone();
+        // The first offending byte: a close tag of no open element taken as text in the element
+        // left open (its misspelt close, `</contnet>`), else this tag (docs/FORMAT.md §7).
+        let (culprit, culprit_at) = match &top.stray_close {
+            Some((stray_at, stray)) if top.role == Role::Value => (stray.clone(), *stray_at),
+            _ => (name.to_owned(), at),
+        };
         let msg = format!(
-            "</{name}> does not close the open element <{expected}>; expected </{expected}>"
+            "</{culprit}> does not close the open element <{expected}>; expected </{expected}>"
         );
-        let flow = self.fail(w, base, call, ErrorKind::MismatchedTag, msg, at);
+        let flow = self.fail(w, base, call, ErrorKind::MismatchedTag, msg, culprit_at);
         if name == TOOL {
             // The call ends here all the same, so the calls after it are read.
             self.end_call(w, base, call, at + n, out);
@@ -477,6 +492,7 @@ impl ToolXml {
                 if parent_is_arguments {
                     self.flush_delta_of(call, &frame.element.name, out);
                     call.core.delta_argument = None;
+                    call.core.argument_ended();
                     let encoding = if frame.element.has_child_elements() {
                         Encoding::Structured
                     } else {

@@ -16,8 +16,9 @@
 use crate::assemble::{Arguments, Assembler, CallCore};
 use crate::dialect::{Dialect, Grammar};
 use crate::event::StreamEvent;
+use crate::fence::Fence;
 use crate::json_scan::JsonScanner;
-use crate::lexer::Lexer;
+use crate::lexer::{BareAmps, Lexer};
 use crate::options::ParseOptions;
 use std::sync::Arc;
 use xml_fallback::tree::{Element, Node};
@@ -87,6 +88,10 @@ struct Frame {
     has_text: bool,
     refs: bool,
     cdata: bool,
+    /// The first close tag of no open element taken as text in it (offset, name): if it is
+    /// never closed, that tag was likely its misspelt close (`</contnet>`), and the error is
+    /// reported there.
+    stray_close: Option<(usize, String)>,
 }
 
 impl Frame {
@@ -100,6 +105,7 @@ impl Frame {
             has_text: false,
             refs: false,
             cdata: false,
+            stray_close: None,
         }
     }
 
@@ -177,13 +183,6 @@ impl CallState {
     }
 }
 
-/// Markdown fences, tracked only when calls in fences are to be ignored.
-#[derive(Debug, Clone, Copy, Default)]
-struct Fence {
-    at_line_start: bool,
-    open: Option<(u8, usize)>,
-}
-
 /// The `<tool>` grammar's whole state.
 #[derive(Debug)]
 pub(crate) struct ToolXml {
@@ -195,8 +194,9 @@ pub(crate) struct ToolXml {
     pos: usize,
     /// Boxed: the grammar takes the call out and puts it back around every handler.
     call: Option<Box<CallState>>,
-    /// Offsets of bare `&`s found by the last text run (kept to reuse its allocation).
-    bare_scratch: Vec<usize>,
+    /// Bare `&`s found by the last text run (kept to reuse its allocation).
+    bare_scratch: BareAmps,
+    /// Markdown fences, tracked only when calls in fences are to be ignored.
     fence: Fence,
 }
 impl Grammar for ToolXml {
@@ -224,11 +224,8 @@ impl ToolXml {
             mode: Mode::Prose,
             pos: 0,
             call: None,
-            bare_scratch: Vec::new(),
-            fence: Fence {
-                at_line_start: true,
-                open: None,
-            },
+            bare_scratch: BareAmps::default(),
+            fence: Fence::default(),
         }
     }
 

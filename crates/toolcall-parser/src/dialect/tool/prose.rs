@@ -3,9 +3,10 @@
 
 use super::*;
 use crate::event::StreamEvent;
+use crate::fence::Fence;
 use crate::json_scan::JsonScanner;
 use crate::lexer::Lexeme;
-use memchr::{memchr, memchr2};
+use memchr::memchr;
 
 impl ToolXml {
     pub(super) fn prose(
@@ -23,25 +24,12 @@ impl ToolXml {
                 self.asm.emit_prose(w, base, self.pos, out);
                 return Flow::Stop;
             }
-            if track_fences && self.fence.at_line_start {
-                match fence_marker(&bytes[rel..], is_final) {
-                    FenceMarker::NeedMore => {
-                        self.asm.emit_prose(w, base, self.pos, out);
-                        return Flow::Stop;
-                    }
-                    FenceMarker::None => self.fence.at_line_start = false,
-                    FenceMarker::Fence(ch, len) => {
-                        self.fence.at_line_start = false;
-                        self.fence.open = match self.fence.open {
-                            None => Some((ch, len)),
-                            Some((open_ch, open_len)) if open_ch == ch && len >= open_len => None,
-                            still_open => still_open,
-                        };
-                    }
-                }
+            if track_fences && !self.fence.read_line_start(&bytes[rel..], is_final) {
+                self.asm.emit_prose(w, base, self.pos, out);
+                return Flow::Stop;
             }
             let hit = if track_fences {
-                memchr2(b'<', b'\n', &bytes[rel..])
+                Fence::next_stop(&bytes[rel..])
             } else {
                 memchr(b'<', &bytes[rel..])
             };
@@ -51,9 +39,8 @@ impl ToolXml {
                 return Flow::Stop;
             };
             let at = rel + i;
-            if bytes[at] == b'\n' {
+            if track_fences && self.fence.line_end(bytes[at]) {
                 self.pos = base + at + 1;
-                self.fence.at_line_start = true;
                 continue;
             }
             match probe_tool_tag(&bytes[at..], is_final) {
@@ -75,7 +62,7 @@ impl ToolXml {
                     return Flow::Stop;
                 }
                 Some((Lexeme::StartTag(tag), n)) if tag.name == TOOL && !tag.self_closing => {
-                    let fenced = track_fences && self.fence.open.is_some();
+                    let fenced = track_fences && self.fence.is_open();
                     if fenced || !self.asm.may_begin_call(w, base, base + at, out) {
                         self.pos = base + at + n;
                         continue;
@@ -174,44 +161,5 @@ pub(super) fn probe_tool_tag(s: &[u8], is_final: bool) -> Probe {
         None => Probe::NeedMore,
         Some(b'>' | b' ' | b'\t' | b'\n' | b'\r') => Probe::Maybe,
         Some(_) => Probe::No,
-    }
-}
-
-/// What begins a line, for Markdown fences.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum FenceMarker {
-    /// ``` or ~~~ (the character and the run's length: three or more), after at most three spaces.
-    Fence(u8, usize),
-    /// No fence marker.
-    None,
-    /// The window ends before it can be told.
-    NeedMore,
-}
-
-/// The fence marker, if any, at the start of the line `s`.
-pub(super) fn fence_marker(s: &[u8], is_final: bool) -> FenceMarker {
-    let indent = s.iter().take(4).take_while(|&&b| b == b' ').count();
-    if indent == s.len() {
-        return if is_final {
-            FenceMarker::None
-        } else {
-            FenceMarker::NeedMore
-        };
-    }
-    if indent > 3 {
-        return FenceMarker::None;
-    }
-    let ch = s[indent];
-    if ch != b'`' && ch != b'~' {
-        return FenceMarker::None;
-    }
-    let run = s[indent..].iter().take_while(|&&b| b == ch).count();
-    if indent + run == s.len() && !is_final {
-        return FenceMarker::NeedMore;
-    }
-    if run >= 3 {
-        FenceMarker::Fence(ch, run)
-    } else {
-        FenceMarker::None
     }
 }
