@@ -48,6 +48,8 @@ pub(crate) struct CallCore {
     pub(crate) tag_end: usize,
     pub(crate) server_name: Option<String>,
     pub(crate) tool_name: Option<String>,
+    /// The call stands inside a Markdown code fence.
+    pub(crate) fenced: bool,
     pub(crate) repairs: Vec<Repair>,
     pub(crate) encodings: Vec<ArgumentEncoding>,
     pub(crate) error: Option<ParseError>,
@@ -606,6 +608,7 @@ impl Assembler {
             encodings: core.encodings,
             legacy_json,
             span: core.start..end,
+            fenced: core.fenced,
         })
     }
 

@@ -23,6 +23,10 @@ pub struct ToolCall {
     pub legacy_json: bool,
     /// Byte range of the call, from `<tool>` to `</tool>` inclusive, in the whole input.
     pub span: Range<usize>,
+    /// Whether the call stands inside a Markdown code fence: models show example calls in
+    /// fences, so a host may ask before running it (docs/FORMAT.md §1.1). With
+    /// `ParseOptions::ignore_fenced_calls` such calls are prose instead.
+    pub fenced: bool,
 }
 
 impl ToolCall {

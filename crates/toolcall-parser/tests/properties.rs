@@ -143,6 +143,7 @@ proptest! {
             encodings: vec![],
             legacy_json: false,
             span: 0..0,
+            fenced: false,
         };
         let xml = call.to_xml().unwrap();
         let r = parse(&xml);

@@ -107,6 +107,7 @@ pub fn call_from_parts(
         encodings,
         legacy_json: false,
         span: 0..0,
+        fenced: false,
     }
 }
 

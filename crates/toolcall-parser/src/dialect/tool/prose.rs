@@ -17,7 +17,9 @@ impl ToolXml {
         out: &mut Vec<StreamEvent>,
     ) -> Flow {
         let bytes = w.as_bytes();
-        let track_fences = self.asm.opts.ignore_fenced_calls;
+        // Fences are always tracked: a call in one is prose (`ignore_fenced_calls`) or is
+        // marked `fenced`.
+        let track_fences = true;
         loop {
             let rel = self.pos - base;
             if rel >= bytes.len() {
@@ -63,17 +65,16 @@ impl ToolXml {
                 }
                 Some((Lexeme::StartTag(tag), n)) if tag.name == TOOL && !tag.self_closing => {
                     let fenced = track_fences && self.fence.is_open();
-                    if fenced || !self.asm.may_begin_call(w, base, base + at, out) {
+                    let ignored = fenced && self.asm.opts.ignore_fenced_calls;
+                    if ignored || !self.asm.may_begin_call(w, base, base + at, out) {
                         self.pos = base + at + n;
                         continue;
                     }
                     // The prose before `<tool>` is certain now, call or not.
                     self.asm.emit_prose(w, base, base + at, out);
-                    self.call = Some(Box::new(CallState::new(
-                        self.asm.next_index(),
-                        base + at,
-                        base + at + n,
-                    )));
+                    let mut call = CallState::new(self.asm.next_index(), base + at, base + at + n);
+                    call.core.fenced = fenced;
+                    self.call = Some(Box::new(call));
                     self.pos = base + at + n;
                     self.mode = Mode::AfterToolTag;
                     return Flow::Again;
