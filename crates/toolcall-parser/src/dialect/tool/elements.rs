@@ -25,15 +25,16 @@ impl ToolXml {
         // place (and after the same lexemes) however the input was split.
         let cap = self.asm.call_cap(call.core.start);
         let capped = base + w.len() > cap;
-        let (w, is_final) = if capped {
+        let w = if capped {
             let mut end = cap - base;
             while !w.is_char_boundary(end) {
                 end -= 1;
             }
-            (&w[..end], false)
+            &w[..end]
         } else {
-            (w, is_final)
+            w
         };
+        let _ = is_final;
         let mut past_limit = false;
         let flow = loop {
             if past_limit || self.pos - call.core.start > self.asm.opts.limits.max_call_bytes {
@@ -45,11 +46,15 @@ impl ToolXml {
                 self.fail(w, base, &mut call, ErrorKind::LimitExceeded, msg, at);
                 break Flow::Again;
             }
-            if let Some(flow) = self.text_run(w, base, &mut call, is_final) {
+            // Lexed as if more input followed, even at the end of the input: the end of a call's
+            // input is always a cut (the call is unterminated), so a lexeme it cuts short (`<ser`,
+            // `</argu`, `&am`) is not misread as text; the call ends as `unterminated_call`
+            // with what it had completed (docs/FORMAT.md §7).
+            if let Some(flow) = self.text_run(w, base, &mut call, false) {
                 break flow;
             }
             let rel = self.pos - base;
-            let Some((lexeme, n)) = self.lexer.next(w, rel, base, is_final) else {
+            let Some((lexeme, n)) = self.lexer.next(w, rel, base, false) else {
                 if capped {
                     // The lexeme in progress runs past the limit.
                     past_limit = true;
@@ -570,7 +575,9 @@ impl ToolXml {
                             self.pos = base + at;
                             return Flow::Stop;
                         }
-                        None => false,
+                        // The input ends at a `<` that may begin markup: a cut, and the close
+                        // tag before it completed its argument.
+                        None => true,
                         Some(&b) => b == b'/' || b == b'!' || is_name_start(b),
                     }
                 }

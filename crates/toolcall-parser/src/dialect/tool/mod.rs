@@ -283,7 +283,13 @@ impl ToolXml {
             }
             _ => {
                 if let Some(mut call) = self.call.take() {
-                    let partial = ending::partial_arguments(&call);
+                    let partial = match self.mode {
+                        // The legacy JSON object is complete: its arguments are.
+                        Mode::AfterJson { start, end } => {
+                            legacy::complete_arguments(&w[start - base..end - base])
+                        }
+                        _ => ending::partial_arguments(&call),
+                    };
                     self.asm.unterminated(
                         w,
                         base,
