@@ -438,6 +438,25 @@ impl Assembler {
 
     // ----- argument deltas --------------------------------------------------------------------
 
+    /// Whether the schema of `tool` types its argument `name` as a string (`"type": "string"`,
+    /// or a list of types that are `string` and `null`): markup inside it is its text, kept as
+    /// written, and its deltas carry it as written.
+    pub(crate) fn argument_is_string(&self, tool: Option<&str>, name: &str) -> bool {
+        let Some(property) = tool
+            .and_then(|t| self.opts.schemas.as_ref()?.get(t))
+            .and_then(|s| s.get("properties")?.get(name))
+        else {
+            return false;
+        };
+        match property.get("type") {
+            Some(serde_json::Value::String(t)) => t == "string",
+            Some(serde_json::Value::Array(ts)) => {
+                ts.iter().any(|t| t == "string") && ts.iter().all(|t| t == "string" || t == "null")
+            }
+            _ => false,
+        }
+    }
+
     /// Pushes the text decoded since the last delta, if any, as an event of argument `name`.
     pub(crate) fn push_delta(&self, core: &mut CallCore, name: &str, out: &mut Vec<StreamEvent>) {
         if core.delta.is_empty() {

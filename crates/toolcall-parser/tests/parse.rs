@@ -987,3 +987,213 @@ fn element_limit_bounds_calls_of_many_small_elements() {
     );
     assert_eq!(r.errors()[0].column as usize, json.rfind(',').unwrap() + 1);
 }
+
+/// A call cut at `cut`: what parsing the input up to there must give. The call's arguments are
+/// `(name, bytes from the call's start to the end of its close tag, value)`.
+struct CutCall {
+    dialect: toolcall_parser::Dialect,
+    text: String,
+    /// Where the call has begun for certain (its first byte past the opener's blanks), and
+    /// where it is complete.
+    begun: usize,
+    ends: usize,
+    arguments: Vec<(String, usize, serde_json::Value)>,
+}
+
+fn cut_calls() -> Vec<CutCall> {
+    use toolcall_parser::Dialect;
+    let tool = |args: &[(&str, &str, serde_json::Value)], server: bool| {
+        let mut text = String::from("<tool>\n  ");
+        let begun = text.len();
+        if server {
+            text.push_str("<server_name>fs</server_name>\n  ");
+        }
+        text.push_str("<tool_name>write_to_file</tool_name>\n  <arguments>\n");
+        let mut arguments = Vec::new();
+        for (name, xml, value) in args {
+            text.push_str(&format!("    <{name}>{xml}</{name}>"));
+            arguments.push((name.to_string(), text.len(), value.clone()));
+            text.push('\n');
+        }
+        text.push_str("  </arguments>\n</tool>");
+        CutCall {
+            dialect: Dialect::Tool,
+            ends: text.len(),
+            text,
+            begun,
+            arguments,
+        }
+    };
+    let qwen = |dialect: Dialect, block: &str| {
+        let mut text = format!("<{block}>\n<function=write_file>");
+        let begun = text.len() - 1;
+        text.push('\n');
+        let mut arguments = Vec::new();
+        for (name, v) in [("path", "a.rs"), ("content", "fn main() {\n    x < y;\n}")] {
+            text.push_str(&format!("<parameter={name}>\n{v}\n</parameter>"));
+            arguments.push((name.to_owned(), text.len(), json!(v)));
+            text.push('\n');
+        }
+        // `</function>` completes the call; the block's close tag only ends the block.
+        text.push_str("</function>");
+        let ends = text.len();
+        text.push_str(&format!("\n</{block}>"));
+        CutCall {
+            dialect,
+            text,
+            begun,
+            ends,
+            arguments,
+        }
+    };
+    vec![
+        tool(
+            &[
+                ("path", "src/a.rs", json!("src/a.rs")),
+                (
+                    "content",
+                    "fn f() -&gt; Vec&lt;u8&gt; { a &amp;&amp; b }",
+                    json!("fn f() -> Vec<u8> { a && b }"),
+                ),
+            ],
+            true,
+        ),
+        tool(
+            &[
+                ("n", "42", json!(42)),
+                (
+                    "code",
+                    "<![CDATA[x </code> ]]]]><![CDATA[>\r\n]]>",
+                    json!("x </code> ]]>\n"),
+                ),
+                ("obj", "<a>1</a><b>t</b>", json!({"a": 1, "b": "t"})),
+            ],
+            false,
+        ),
+        CutCall {
+            dialect: Dialect::Tool,
+            text: "<tool>\n{\"tool_name\": \"w\", \"arguments\": {\"p\": \"</tool>\"}}\n</tool>"
+                .to_owned(),
+            begun: "<tool>\n".len(),
+            ends: "<tool>\n{\"tool_name\": \"w\", \"arguments\": {\"p\": \"</tool>\"}}\n</tool>"
+                .len(),
+            arguments: vec![(
+                "p".to_owned(),
+                "<tool>\n{\"tool_name\": \"w\", \"arguments\": {\"p\": \"</tool>\"}}".len(),
+                json!("</tool>"),
+            )],
+        },
+        qwen(Dialect::Qwen3Coder, "tool_call"),
+        qwen(Dialect::SeedOss, "seed:tool_call"),
+        CutCall {
+            dialect: Dialect::Hermes,
+            text: "<tool_call>\n{\"name\": \"w\", \"arguments\": {\"p\": \"a\"}}\n</tool_call>"
+                .to_owned(),
+            begun: "<tool_call>\n".len(),
+            ends: "<tool_call>\n{\"name\": \"w\", \"arguments\": {\"p\": \"a\"}}\n</tool_call>"
+                .len(),
+            arguments: Vec::new(),
+        },
+    ]
+}
+
+/// The cut points of `c` that give a wrong result, one line each.
+fn cut_failures(c: &CutCall) -> Vec<String> {
+    let opts = ParseOptions::new().with_dialect(c.dialect);
+    let mut failures = Vec::new();
+    for cut in c.begun + 1..c.ends {
+        if !c.text.is_char_boundary(cut) {
+            continue;
+        }
+        let input = format!("Before.\n{}", &c.text[..cut]);
+        let shown = &c.text[..cut];
+        let r = toolcall_parser::parse_with(&input, &opts);
+        let streamed = common::parse_chunked(&input, &opts, 1);
+        if streamed != r {
+            failures.push(format!("{shown:?}: streamed differs"));
+        }
+        let errors = r.errors();
+        let [e] = errors.as_slice() else {
+            failures.push(format!(
+                "{shown:?}: {} errors, {} calls",
+                errors.len(),
+                r.calls().len()
+            ));
+            continue;
+        };
+        if e.kind != ErrorKind::UnterminatedCall {
+            failures.push(format!("{shown:?}: {:?} {}", e.kind, e.message));
+            continue;
+        }
+        if r.prose() != "Before.\n" {
+            failures.push(format!("{shown:?}: prose {:?}", r.prose()));
+        }
+        if c.dialect == toolcall_parser::Dialect::Hermes {
+            continue;
+        }
+        let complete: serde_json::Map<String, serde_json::Value> = c
+            .arguments
+            .iter()
+            .filter(|(_, end, _)| *end <= cut)
+            .map(|(n, _, v)| (n.clone(), v.clone()))
+            .collect();
+        let expected = Some(serde_json::Value::Object(complete));
+        let got = e
+            .partial
+            .clone()
+            .filter(|p| p.as_object().is_some_and(|m| !m.is_empty()));
+        let expected = expected.filter(|p| p.as_object().is_some_and(|m| !m.is_empty()));
+        if got != expected {
+            failures.push(format!("{shown:?}: partial {got:?}, expected {expected:?}"));
+        }
+    }
+    failures
+}
+
+/// docs/FORMAT.md §7: a call cut anywhere after it began (the input ends inside it: a tag, a
+/// reference, CDATA, a close tag) is `unterminated_call`, with the arguments completed before the
+/// cut in `partial` and none other; never another error, never a call (issue 14 item 7). Checked
+/// at every cut point, one-shot and streamed byte by byte.
+#[test]
+fn every_cut_inside_a_tool_call_is_unterminated_with_the_complete_arguments() {
+    for c in cut_calls()
+        .iter()
+        .filter(|c| c.dialect == toolcall_parser::Dialect::Tool)
+    {
+        let failures = cut_failures(c);
+        assert!(
+            failures.is_empty(),
+            "{} of the cut points of {:?}:\n{}",
+            failures.len(),
+            c.text,
+            failures.join("\n")
+        );
+    }
+}
+
+/// The same property in the other dialects. It fails in their grammars (not shared code), so it
+/// is ignored until they are fixed (`cargo test -- --ignored` shows the cut points): qwen3-coder
+/// and seed-oss lex a cut `<parameter=…` at the end as text (`unexpected_element`) and take a
+/// `</parameter>` followed by a cut `<…` as text of the value (its argument is lost from
+/// `partial`); hermes reads a cut `</tool_call` as `unexpected_text`.
+#[test]
+#[ignore = "issue 14 item 7: qwen3-coder, seed-oss and hermes grammars fail some cut points"]
+fn every_cut_inside_a_call_of_another_dialect_is_unterminated() {
+    let mut failures = Vec::new();
+    for c in cut_calls()
+        .iter()
+        .filter(|c| c.dialect != toolcall_parser::Dialect::Tool)
+    {
+        let f = cut_failures(c);
+        if !f.is_empty() {
+            failures.push(format!(
+                "{}: {} of the cut points of {:?}:\n{}",
+                c.dialect,
+                f.len(),
+                c.text,
+                f.join("\n")
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -25,15 +25,16 @@ impl ToolXml {
         // place (and after the same lexemes) however the input was split.
         let cap = self.asm.call_cap(call.core.start);
         let capped = base + w.len() > cap;
-        let (w, is_final) = if capped {
+        let w = if capped {
             let mut end = cap - base;
             while !w.is_char_boundary(end) {
                 end -= 1;
             }
-            (&w[..end], false)
+            &w[..end]
         } else {
-            (w, is_final)
+            w
         };
+        let _ = is_final;
         let mut past_limit = false;
         let flow = loop {
             if past_limit || self.pos - call.core.start > self.asm.opts.limits.max_call_bytes {
@@ -45,11 +46,15 @@ impl ToolXml {
                 self.fail_limit(w, base, &mut call, Limit::MaxCallBytes, msg, at);
                 break Flow::Again;
             }
-            if let Some(flow) = self.text_run(w, base, &mut call, is_final) {
+            // Lexed as if more input followed, even at the end of the input: the end of a call's
+            // input is always a cut (the call is unterminated), so a lexeme it cuts short (`<ser`,
+            // `</argu`, `&am`) is not misread as text; the call ends as `unterminated_call`
+            // with what it had completed (docs/FORMAT.md §7).
+            if let Some(flow) = self.text_run(w, base, &mut call, false) {
                 break flow;
             }
             let rel = self.pos - base;
-            let Some((lexeme, n)) = self.lexer.next(w, rel, base, is_final) else {
+            let Some((lexeme, n)) = self.lexer.next(w, rel, base, false) else {
                 if capped {
                     // The lexeme in progress runs past the limit.
                     past_limit = true;
@@ -59,7 +64,44 @@ impl ToolXml {
             };
             let at = self.pos;
             self.pos += n;
-            if let Some(flow) = self.xml_lexeme(w, base, &mut call, lexeme, at..at + n, out) {
+            // Markup inside a top-level argument reaches its deltas once read (docs/FORMAT.md §2,
+            // streaming): a tag that opens such markup or stands inside it, anything else inside
+            // it. A close tag that ends the argument, or that reverts its markup to text (whose
+            // text the deltas already carry), is not delivered: the mode has changed then.
+            let before = call.delta_region();
+            let delta = self
+                .asm
+                .emit_deltas
+                .then(|| (lexeme_delta(&lexeme, &w[rel..rel + n]), &w[rel..rel + n]));
+            let start = match &lexeme {
+                Lexeme::StartTag(tag) => Some(tag.self_closing),
+                _ => None,
+            };
+            let text_before = call.argument().is_some_and(|a| a.has_text) && call.stack.len() == 3;
+            let flow = self.xml_lexeme(w, base, &mut call, lexeme, at..at + n, out);
+            if let Some((as_text, raw)) = delta
+                && self.call.is_none()
+                && matches!(self.mode, Mode::Xml)
+            {
+                let at_argument = call.stack.len() == 3 && call.argument().is_some();
+                let region = match (start, call.delta_region()) {
+                    // An empty element in the argument (`Vec<T/>`, `<br/>`), as if it had opened.
+                    (Some(true), DeltaRegion::None) if at_argument && text_before => {
+                        DeltaRegion::AsText
+                    }
+                    (Some(true), DeltaRegion::None) if at_argument && call.string_argument => {
+                        DeltaRegion::Verbatim
+                    }
+                    (Some(_), DeltaRegion::None) | (None, _) => before,
+                    (Some(_), after) => after,
+                };
+                match region {
+                    DeltaRegion::AsText => call.core.delta.push_str(&as_text),
+                    DeltaRegion::Verbatim => call.core.delta.push_str(raw),
+                    DeltaRegion::None => {}
+                }
+            }
+            if let Some(flow) = flow {
                 break flow;
             }
         };
@@ -106,12 +148,20 @@ impl ToolXml {
         }
         top.refs |= refs;
         let is_value = top.role == Role::Value;
-        if self.asm.emit_deltas
-            && call.at_top_level_argument()
-            && let [_, _, argument] = call.stack.as_slice()
-            && let Some(Node::Text(t)) = argument.element.children.last()
-        {
-            call.core.delta.push_str(&t[t.len() - appended..]);
+        if self.asm.emit_deltas && appended > 0 {
+            let region = if call.at_top_level_argument() {
+                DeltaRegion::AsText
+            } else {
+                call.delta_region()
+            };
+            let top = call.stack.last().expect("a call has its <tool> frame");
+            match (region, top.element.children.last()) {
+                (DeltaRegion::AsText, Some(Node::Text(t))) => {
+                    call.core.delta.push_str(&t[t.len() - appended..]);
+                }
+                (DeltaRegion::Verbatim, _) => call.core.delta.push_str(&w[rel..rel + n]),
+                _ => {}
+            }
         }
         for &at in &bare.first {
             self.repair(w, base, call, RepairKind::BareAmpersand, at);
@@ -356,6 +406,10 @@ impl ToolXml {
         frame.tentative = parent.role == Role::Value && parent.has_text;
         if parent_role == Role::Arguments {
             call.core.argument_started(tag.name, at, at + n);
+            call.string_argument = self.asm.emit_deltas
+                && self
+                    .asm
+                    .argument_is_string(call.core.tool_name.as_deref(), tag.name);
             if self.asm.emit_deltas {
                 call.core.delta_argument = Some(Arc::from(tag.name));
             }
@@ -404,7 +458,12 @@ impl ToolXml {
                 self.repair(w, base, call, RepairKind::UnclosedTagAsText, from);
                 call.stack.truncate(k + 1);
                 let text = markup_as_text(&w[from - base..at - base]);
+                let delivered = call.core.delta.len();
                 self.append_text(w, base, call, &text, from, out)?;
+                if k == 2 {
+                    // The argument's deltas carried this markup as text as it came.
+                    call.core.delta.truncate(delivered);
+                }
                 return self.end_tag(w, base, call, name, at..at + n, out);
             }
         }
@@ -570,7 +629,9 @@ impl ToolXml {
                             self.pos = base + at;
                             return Flow::Stop;
                         }
-                        None => false,
+                        // The input ends at a `<` that may begin markup: a cut, and the close
+                        // tag before it completed its argument.
+                        None => true,
                         Some(&b) => b == b'/' || b == b'!' || is_name_start(b),
                     }
                 }
@@ -599,6 +660,21 @@ impl ToolXml {
         }
         self.put_back(call);
         Flow::Again
+    }
+}
+
+/// A lexeme of markup inside a value as the revert of docs/FORMAT.md §4 rule 3 reads it (`markup_as_text`):
+/// text and CDATA as they are, references decoded, CDATA's delimiters dropped, anything else as
+/// written (`raw`).
+fn lexeme_delta<'a>(lexeme: &Lexeme<'a>, raw: &'a str) -> std::borrow::Cow<'a, str> {
+    use std::borrow::Cow;
+    match lexeme {
+        Lexeme::Text(t) | Lexeme::CData(t) => Cow::Borrowed(t),
+        Lexeme::Newline => Cow::Borrowed("\n"),
+        Lexeme::Char(c) => Cow::Owned(c.to_string()),
+        Lexeme::BareAmp => Cow::Borrowed("&"),
+        Lexeme::CDataStart | Lexeme::CDataEnd => Cow::Borrowed(""),
+        _ => Cow::Borrowed(raw),
     }
 }
 

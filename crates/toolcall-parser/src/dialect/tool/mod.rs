@@ -145,6 +145,21 @@ struct CallState {
     core: CallCore,
     stack: Vec<Frame>,
     arguments: Option<Element>,
+    /// The tool's schema types the open top-level argument as a string: markup inside it is
+    /// delivered in deltas as written (it is kept verbatim, docs/FORMAT.md §4 rule 5).
+    string_argument: bool,
+}
+
+/// How the markup a lexeme belongs to reaches the open top-level argument's deltas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DeltaRegion {
+    /// Not inside markup of a top-level argument (its own text is delivered as it is decoded).
+    None,
+    /// Inside an element opened after text (`Vec<String>`), which reverts to text unless it is
+    /// closed: delivered as the revert reads it (references decoded, tags as written).
+    AsText,
+    /// Inside markup of a string-typed argument: delivered as written.
+    Verbatim,
 }
 
 impl CallState {
@@ -153,6 +168,17 @@ impl CallState {
             core: CallCore::new(index, start, tag_end),
             stack: Vec::new(),
             arguments: None,
+            string_argument: false,
+        }
+    }
+
+    /// Where the lexeme at hand stands for deltas (docs/FORMAT.md §2, streaming).
+    fn delta_region(&self) -> DeltaRegion {
+        match self.stack.get(3) {
+            Some(_) if self.argument().is_none() => DeltaRegion::None,
+            Some(child) if child.tentative => DeltaRegion::AsText,
+            Some(_) if self.string_argument => DeltaRegion::Verbatim,
+            _ => DeltaRegion::None,
         }
     }
 
@@ -288,7 +314,13 @@ impl ToolXml {
             }
             _ => {
                 if let Some(mut call) = self.call.take() {
-                    let partial = ending::partial_arguments(&call);
+                    let partial = match self.mode {
+                        // The legacy JSON object is complete: its arguments are.
+                        Mode::AfterJson { start, end } => {
+                            legacy::complete_arguments(&w[start - base..end - base])
+                        }
+                        _ => ending::partial_arguments(&call),
+                    };
                     self.asm.unterminated(
                         w,
                         base,
