@@ -130,6 +130,15 @@ pub(crate) struct StreamArgs {
     pub(crate) dialect: toolcall::parser::Dialect,
     #[command(flatten)]
     pub(crate) reasoning: ReasoningArgs,
+    /// Print OpenAI-style chat-completion deltas instead of parser events, one JSON object per
+    /// line: {"content": TEXT}, {"reasoning": TEXT}, {"tool_calls": [{"index": I, "id":
+    /// "call_I", "type": "function", "function": {"name": NAME, "arguments": ""}}]} once per
+    /// call, {"tool_calls": [{"index": I, "function": {"arguments": FRAGMENT}}]} (a call's
+    /// fragments concatenate to its arguments JSON), {"tool_call_done": {"index": I}}, and
+    /// {"tool_call_failed": {"index": I or null, "message": M, "error": {...}}}: a failed call
+    /// must not be run, whatever fragments it had.
+    #[arg(long)]
+    pub(crate) openai: bool,
 }
 
 /// The reasoning channel's flags, shared by `parse` and `stream`.

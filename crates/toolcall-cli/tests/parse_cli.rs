@@ -441,3 +441,50 @@ fn stream_prints_events_before_the_input_ends() {
     assert_eq!(last["event"], "call_finished");
     assert_eq!(last["call"]["arguments"]["p"], "a");
 }
+
+/// `stream --openai`: OpenAI-style deltas, one JSON line each; a call's argument fragments
+/// concatenate to its arguments JSON as `parse` gives it, in every chunk size.
+#[test]
+fn stream_openai_prints_tool_call_deltas() {
+    let reply = "Writing.\n<tool_call>\n<function=write_file>\n<parameter=path>\na.rs\n</parameter>\n<parameter=content>\nfn main() {}\n</parameter>\n</function>\n</tool_call>";
+    let parsed = json(&toolcall(
+        &["parse", "--dialect", "qwen3-coder", "-"],
+        Some(reply),
+    ));
+    let want = parsed["calls"][0]["arguments"].to_string();
+    for n in ["1", "3", "16", "1000"] {
+        let lines = json_lines(&toolcall(
+            &[
+                "stream",
+                "--openai",
+                "--dialect",
+                "qwen3-coder",
+                "--chunk-size",
+                n,
+                "-",
+            ],
+            Some(reply),
+        ));
+        let content: String = lines.iter().filter_map(|l| l["content"].as_str()).collect();
+        assert_eq!(content, "Writing.\n");
+        let start = lines
+            .iter()
+            .find(|l| l["tool_calls"][0]["id"] == "call_0")
+            .unwrap();
+        assert_eq!(start["tool_calls"][0]["function"]["name"], "write_file");
+        let arguments: String = lines
+            .iter()
+            .filter_map(|l| l["tool_calls"][0]["function"]["arguments"].as_str())
+            .collect();
+        assert_eq!(arguments, want, "chunks of {n}");
+        assert!(lines.iter().any(|l| l["tool_call_done"]["index"] == 0));
+    }
+    // A truncated call fails, and the command says so in its exit status.
+    let out = toolcall(
+        &["stream", "--openai", "--dialect", "qwen3-coder", "-"],
+        Some("<tool_call>\n<function=rm>\n<parameter=path>\n/tmp"),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let lines = json_lines(&out);
+    assert!(lines.iter().any(|l| l["tool_call_failed"]["index"] == 0));
+}

@@ -156,7 +156,7 @@ pub enum RepairKind {
     /// A call whose closing wrapper (`</function>` or `</tool_call>`) is missing before the next
     /// call or the end of its block, closed there.
     MissingCallCloser,
-    /// An argument given twice: the later value replaced the earlier one.
+    /// An argument given twice: the first value stands, the later one was dropped.
     DuplicateArgument,
 }
 

@@ -130,7 +130,8 @@ fn rule_5_names_are_checked_and_placeholders_are_prose() {
     let r = qwen(
         "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n<parameter=a>\n2\n</parameter>\n</function>\n</tool_call>",
     );
-    assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("2"));
+    // The first value stands (what was streamed of it stays true); the second is dropped.
+    assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("1"));
     assert_eq!(repairs(&r), [RepairKind::DuplicateArgument]);
 }
 

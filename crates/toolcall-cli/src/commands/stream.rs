@@ -23,6 +23,9 @@ pub(crate) fn run(args: &StreamArgs) -> Result<Exit> {
     let options = options_for(file, args.schema.as_deref(), args.ignore_fenced)?;
     let options = args.reasoning.apply(options.with_dialect(args.dialect));
     let chunk = usize::try_from(args.chunk_size).unwrap_or(usize::MAX);
+    if args.openai {
+        return openai(args, file, &options, chunk);
+    }
     let mut parser = StreamParser::with_options(options.clone());
     let stdout = std::io::stdout();
     let mut printer = Printer {
@@ -121,4 +124,93 @@ fn event_json<'a>(e: &'a StreamEvent, options: &ParseOptions) -> Out<'a> {
         }
         other => Out::Value(serde_json::to_value(other).unwrap_or(Value::Null)),
     }
+}
+
+/// `--openai`: OpenAI-style chat-completion deltas, one JSON object per line, flushed as they
+/// become certain.
+fn openai(
+    args: &StreamArgs,
+    file: Option<&std::path::Path>,
+    options: &ParseOptions,
+    chunk: usize,
+) -> Result<Exit> {
+    use toolcall::bridge::openai::{DeltaEvent, ToolCallDeltas};
+    let _ = args;
+    let mut deltas = ToolCallDeltas::new(options.clone());
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut failed = false;
+    let mut print = |events: Vec<DeltaEvent>, out: &mut dyn Write| -> Result<()> {
+        for e in &events {
+            let line = match e {
+                DeltaEvent::Content { text } => json!({ "content": text }),
+                DeltaEvent::Reasoning { text } => json!({ "reasoning": text }),
+                DeltaEvent::ToolCallStart { index, id, name } => json!({"tool_calls": [{
+                    "index": index, "id": id, "type": "function",
+                    "function": {"name": name, "arguments": ""}}]}),
+                DeltaEvent::Arguments { index, fragment } => json!({"tool_calls": [{
+                    "index": index, "function": {"arguments": fragment}}]}),
+                DeltaEvent::CallDone { index } => json!({"tool_call_done": {"index": index}}),
+                DeltaEvent::CallFailed {
+                    index,
+                    message,
+                    error,
+                } => {
+                    failed = true;
+                    let error = error.as_deref().map(error_json);
+                    json!({"tool_call_failed": {"index": index, "message": message, "error": error}})
+                }
+                other => serde_json::to_value(other).unwrap_or(Value::Null),
+            };
+            writeln!(out, "{line}")?;
+        }
+        if !events.is_empty() {
+            out.flush()?;
+        }
+        Ok(())
+    };
+    match file {
+        Some(path) if !is_stdin(path) => {
+            let text = read_input(Some(path))?;
+            for piece in chunks(&text, chunk) {
+                print(deltas.feed(piece), &mut out)?;
+            }
+        }
+        _ => {
+            let stdin = std::io::stdin();
+            let mut input = stdin.lock();
+            let mut buf = vec![0; READ_BYTES];
+            let mut pending: Vec<u8> = Vec::new();
+            loop {
+                let n = match input.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e).context("cannot read standard input"),
+                };
+                // Whole characters only: the bytes of one cut at the end wait for the next read.
+                pending.extend_from_slice(&buf[..n]);
+                let valid = match std::str::from_utf8(&pending) {
+                    Ok(_) => pending.len(),
+                    Err(e) if e.error_len().is_none() => e.valid_up_to(),
+                    Err(_) => pending.len(),
+                };
+                let text = String::from_utf8_lossy(&pending[..valid]).into_owned();
+                pending.drain(..valid);
+                for piece in chunks(&text, chunk) {
+                    print(deltas.feed(piece), &mut out)?;
+                }
+            }
+            if !pending.is_empty() {
+                let text = String::from_utf8_lossy(&pending).into_owned();
+                print(deltas.feed(&text), &mut out)?;
+            }
+        }
+    }
+    print(deltas.finish(), &mut out)?;
+    Ok(if failed {
+        Exit::InputErrors
+    } else {
+        Exit::Success
+    })
 }

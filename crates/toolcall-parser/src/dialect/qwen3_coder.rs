@@ -199,6 +199,8 @@ impl Default for Finders {
 /// A parameter being read.
 #[derive(Debug)]
 struct Param {
+    /// Given before in this call: read, then dropped (the first value stands).
+    duplicate: bool,
     name: Arc<str>,
     text: String,
     /// Whether the layout newline after the opening tag was looked for.
@@ -559,7 +561,7 @@ impl Qwen3Coder {
                 ..
             }) => {
                 self.pos = abs + n;
-                match self.open_parameter(inp, &mut call, name, abs, abs + n) {
+                match self.open_parameter(inp, &mut call, name, abs, abs + n, out) {
                     Some(param) => (State::Value { call, param }, Flow::Again),
                     None => (State::Skip { call }, Flow::Again),
                 }
@@ -653,6 +655,7 @@ impl Qwen3Coder {
         name: &str,
         at: usize,
         end: usize,
+        out: &mut Vec<StreamEvent>,
     ) -> Option<Param> {
         call.core.elements += 1;
         if call.core.elements > self.asm.opts.limits.max_elements {
@@ -664,7 +667,10 @@ impl Qwen3Coder {
                 .limit_error(inp.w, inp.base, &mut call.core, Limit::MaxElements, msg, at);
             return None;
         }
-        if call.core.has_argument(name) {
+        // A parameter given again is read (so the call goes on) but dropped: the first value
+        // stands, so what was streamed of it stays true.
+        let duplicate = call.core.has_argument(name);
+        if duplicate {
             self.asm.repair(
                 inp.w,
                 inp.base,
@@ -675,10 +681,15 @@ impl Qwen3Coder {
         }
         call.core.argument_started(name, at, end);
         let name: Arc<str> = Arc::from(name);
-        if self.asm.emit_deltas {
+        if self.asm.emit_deltas && !duplicate {
             call.core.delta_argument = Some(Arc::clone(&name));
+            out.push(StreamEvent::ArgumentStarted {
+                index: call.core.index,
+                argument: Arc::clone(&name),
+            });
         }
         Some(Param {
+            duplicate,
             name,
             text: String::new(),
             started: false,
@@ -693,6 +704,9 @@ impl Qwen3Coder {
         self.deliver(call, &mut param, true, out);
         call.core.delta_argument = None;
         call.core.argument_ended();
+        if param.duplicate {
+            return;
+        }
         let name = param.name.to_string();
         let text = param.into_value();
         if !call.by_name.contains_key(&name) {
@@ -719,7 +733,7 @@ impl Qwen3Coder {
         closing: bool,
         out: &mut Vec<StreamEvent>,
     ) {
-        if !self.asm.emit_deltas {
+        if !self.asm.emit_deltas || param.duplicate {
             return;
         }
         let end = if closing {
@@ -828,7 +842,7 @@ impl Qwen3Coder {
                         );
                         self.close_parameter(&mut call, param, out);
                         self.pos = abs + n;
-                        return match self.open_parameter(inp, &mut call, name, abs, abs + n) {
+                        return match self.open_parameter(inp, &mut call, name, abs, abs + n, out) {
                             Some(param) => (State::Value { call, param }, Flow::Again),
                             None => (State::Skip { call }, Flow::Again),
                         };

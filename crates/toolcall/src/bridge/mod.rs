@@ -28,6 +28,7 @@
 //!
 //! [`ToolDef`]: crate::prompt::ToolDef
 
+mod deltas;
 mod error;
 pub mod mcp;
 pub mod openai;
