@@ -88,6 +88,17 @@ impl Kind {
     }
 }
 
+/// Longest panic message kept as a reason, in characters.
+const MAX_REASON: usize = 600;
+
+/// At most `max` characters of `s`, `…` marking a cut.
+fn shorten(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &s[..at]),
+        None => s.to_string(),
+    }
+}
+
 /// The number after `key` in `line` (`cov: 123` → 123), digits only.
 fn number_after(line: &str, key: &str) -> Option<u64> {
     let at = line.find(key)? + key.len();
@@ -144,12 +155,28 @@ pub(crate) fn parse(output: &str) -> RunStats {
             s.done = true;
         } else if let Some(at) = line.find("panicked at ") {
             let location = line[at + "panicked at ".len()..].trim_end_matches(':');
-            // The message is on the next line (Rust 1.73 and later).
-            let message = lines.peek().map_or("", |m| m.trim());
-            panic.get_or_insert(if message.is_empty() || message.starts_with("note:") {
+            // The message follows on its own lines (Rust 1.73 and later): an assertion's
+            // `left:`/`right:` too, up to the backtrace or the sanitizer's report.
+            let mut message = String::new();
+            while let Some(next) = lines.peek() {
+                let next = next.trim();
+                if next.is_empty()
+                    || ["stack backtrace:", "note:", "==", "SUMMARY:", "thread '"]
+                        .iter()
+                        .any(|p| next.starts_with(p))
+                {
+                    break;
+                }
+                if !message.is_empty() {
+                    message.push(' ');
+                }
+                message.push_str(next);
+                lines.next();
+            }
+            panic.get_or_insert(if message.is_empty() {
                 format!("panicked at {location}")
             } else {
-                format!("panicked at {location}: {message}")
+                format!("panicked at {location}: {}", shorten(&message, MAX_REASON))
             });
         } else if let Some(at) = line.find("ERROR: ") {
             error.get_or_insert_with(|| line[at + "ERROR: ".len()..].to_string());
@@ -228,7 +255,11 @@ mod tests {
             f.reason.starts_with("panicked at fuzz_targets/sample.rs:"),
             "{f:?}"
         );
-        assert!(f.reason.contains("a boom of"), "{f:?}");
+        assert_eq!(
+            f.reason,
+            "panicked at fuzz_targets/sample.rs:5:9: assertion `left == right` failed: \
+             a boom of 5 bytes left: 5 right: 4"
+        );
         // The final statistics come after the crash too.
         assert!(s.executions.is_some());
         assert!(s.peak_rss_mb.is_some());
@@ -287,6 +318,21 @@ mod tests {
         ] {
             assert_eq!(Kind::of_artifact(path), kind, "{path}");
         }
+    }
+
+    #[test]
+    fn long_panic_messages_are_cut() {
+        let long = "x".repeat(2000);
+        let s = parse(&format!(
+            "thread '<unnamed>' (1) panicked at a.rs:1:1:\n{long}\nstack backtrace:\n\
+             artifact_prefix='a/'; Test unit written to a/crash-1\n"
+        ));
+        let reason = &s.findings[0].reason;
+        assert!(reason.ends_with('…'), "{reason}");
+        assert_eq!(
+            reason.chars().count(),
+            "panicked at a.rs:1:1: ".len() + MAX_REASON + 1
+        );
     }
 
     #[test]

@@ -99,7 +99,8 @@ pub(crate) fn run(targets: &[String], seconds: u64, jobs: usize) -> Result<bool>
     }
     println!("ok ({:.0} s)", t.elapsed().as_secs_f64());
 
-    let started_at = utc_now();
+    // What the figures depend on, as it was when the fuzzers were built.
+    let (started_at, context) = (utc_now(), context());
     let mut queue: std::collections::VecDeque<&String> = targets.iter().collect();
     let mut running: Vec<Job> = Vec::new();
     let mut done: Vec<Summary> = Vec::new();
@@ -124,7 +125,7 @@ pub(crate) fn run(targets: &[String], seconds: u64, jobs: usize) -> Result<bool>
     }
     done.sort_by_key(|s| targets.iter().position(|t| *t == s.target));
 
-    let report = render(&started_at, seconds, jobs, &done);
+    let report = render(&started_at, &context, seconds, jobs, &done);
     println!("\n{report}");
     let path = fuzz::dir().join("SOAK.md");
     append_report(&path, &report)?;
@@ -234,12 +235,17 @@ fn one_line(s: &Summary) -> String {
 }
 
 /// The Markdown section of one soak run.
-pub(crate) fn render(date: &str, seconds: u64, jobs: usize, summaries: &[Summary]) -> String {
+pub(crate) fn render(
+    date: &str,
+    context: &str,
+    seconds: u64,
+    jobs: usize,
+    summaries: &[Summary],
+) -> String {
     let mut md = String::new();
     let _ = writeln!(
         md,
-        "## {date}: {seconds} s per target, {jobs} at a time\n\n{}\n",
-        context()
+        "## {date}: {seconds} s per target, {jobs} at a time\n\n{context}\n"
     );
     md.push_str(
         "| target | seconds | executions | exec/s | cov | ft | corpus before → after | peak RSS | findings |\n\
@@ -478,8 +484,16 @@ mod tests {
         };
         assert!(!clean.failed());
         assert!(crashed.failed());
-        let md = render("2026-08-05 07:00 UTC", 600, 1, &[clean, crashed]);
-        assert!(md.starts_with("## 2026-08-05 07:00 UTC: 600 s per target, 1 at a time\n"));
+        let md = render(
+            "2026-08-05 07:00 UTC",
+            "Commit `abc`.",
+            600,
+            1,
+            &[clean, crashed],
+        );
+        assert!(md.starts_with(
+            "## 2026-08-05 07:00 UTC: 600 s per target, 1 at a time\n\nCommit `abc`.\n\n|"
+        ));
         assert!(md.contains(
             "| `parse_mixed` | 600 | 2,609,400 | 4,349 | 4,751 | 26,285 | 14 → 1,203 | 512 MB | none |"
         ));
