@@ -5,6 +5,7 @@
 //! - `cargo xtask fuzz [TARGET] [--seconds N]`: runs one fuzz target, or all of them.
 //! - `cargo xtask bench [--smoke]`: runs the benchmark harness and prints its table.
 //! - `cargo xtask bench --python`: the Python package beside SGLang's Qwen3-Coder detector.
+//! - `cargo xtask vllm`: the vLLM plugin's tests against vllm==0.32.0 (not part of `ci`).
 
 #![forbid(unsafe_code)]
 
@@ -37,6 +38,7 @@ fn run() -> Result<bool> {
         "ci" => ci::run(rest),
         "fuzz" => fuzz::run(rest),
         "bench" => bench::run(rest),
+        "vllm" => python::vllm(rest),
         "help" | "--help" | "-h" => {
             println!("{}", USAGE);
             Ok(true)
@@ -49,4 +51,5 @@ const USAGE: &str = "usage: cargo xtask <task>
   ci                         every check: fmt, clippy, tests, fuzz smoke, bench smoke, python
   fuzz [TARGET] [--seconds N] run one fuzz target or all (default 30 s each)
   bench [--smoke]            the benchmark table (--smoke: each benchmark once, small input)
-  bench --python             the Python package beside SGLang's Qwen3-Coder detector";
+  bench --python             the Python package beside SGLang's Qwen3-Coder detector
+  vllm [PYTEST ARGS]         the vLLM plugin's tests against vllm==0.32.0 (target/vllm-venv)";
