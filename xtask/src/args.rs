@@ -14,6 +14,8 @@ pub(crate) enum Task {
     Fuzz(Fuzz),
     /// The benchmark harness, with its own arguments (`--smoke`, section names).
     Bench { args: Vec<String> },
+    /// `vllm`: the vLLM plugin's tests against the real vLLM.
+    Vllm { args: Vec<String> },
 }
 
 /// The fuzz task's modes.
@@ -82,6 +84,10 @@ USAGE:
       The Python package beside SGLang's Qwen3-Coder detector (llm-router-utils 0.8.1), in one
       process, on the same write_file calls; installs both into target/python-bench-venv.
 
+  cargo xtask vllm
+      The vLLM plugin (toolcall.vllm) tested inside the real vllm==0.32.0, installed once into
+      target/vllm-venv (~2.5 min and 6.5 GB the first time; no GPU needed). Not part of ci.
+
   cargo xtask help | --help | -h
       This text. `--help` or `-h` after any task prints it too, and runs nothing.
 ";
@@ -99,6 +105,9 @@ pub(crate) fn parse(args: &[String]) -> Result<Task> {
         "ci" => ci(rest),
         "fuzz" => fuzz(rest).map(Task::Fuzz),
         "bench" => Ok(Task::Bench {
+            args: rest.to_vec(),
+        }),
+        "vllm" => Ok(Task::Vllm {
             args: rest.to_vec(),
         }),
         other => bail!("unknown task `{other}` (cargo xtask --help lists them)"),

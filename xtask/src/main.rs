@@ -6,6 +6,7 @@
 //!   long, in parallel, and records a summary in `fuzz/SOAK.md`.
 //! - `cargo xtask bench [--smoke]`: runs the benchmark harness and prints its table.
 //! - `cargo xtask bench --python`: the Python package beside SGLang's Qwen3-Coder detector.
+//! - `cargo xtask vllm`: the vLLM plugin's tests against vllm==0.32.0 (not part of `ci`).
 //!
 //! `cargo xtask --help` prints every task and flag ([`args::USAGE`]).
 
@@ -44,5 +45,6 @@ fn run() -> Result<bool> {
         Task::Ci { quick } => ci::run(quick),
         Task::Fuzz(f) => fuzz::run(f),
         Task::Bench { args } => bench::run(&args),
+        Task::Vllm { args } => python::vllm(&args),
     }
 }

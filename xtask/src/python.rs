@@ -21,6 +21,9 @@ const TEST_REQUIREMENTS: &[&str] = &["maturin>=1.5,<2", "pytest"];
 /// `llm-router-utils`.
 const BENCH_REQUIREMENTS: &[&str] = &["maturin>=1.5,<2", "llm-router-utils==0.8.1"];
 
+/// What the vLLM environment needs: vLLM itself (torch and CUDA wheels come along, ~6 GB).
+const VLLM_REQUIREMENTS: &[&str] = &["maturin>=1.5,<2", "pytest", "vllm==0.32.0"];
+
 /// Whether the package exists.
 pub(crate) fn exists() -> bool {
     root().join(CRATE).join("pyproject.toml").exists()
@@ -54,6 +57,23 @@ pub(crate) fn check(sh: &mut Shell) -> Result<bool> {
         Command::new(bin(&venv, "python"))
             .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
             .arg(root().join(CRATE).join("tests"))
+            .current_dir(root().join(CRATE)),
+    )
+}
+
+/// `cargo xtask vllm`: the vLLM plugin's tests against the real vLLM, in `target/vllm-venv`
+/// (made once: installing vLLM takes minutes and gigabytes, so `cargo xtask ci` does not).
+pub(crate) fn vllm(args: &[String]) -> Result<bool> {
+    let sh = &mut Shell::terminal();
+    let venv = venv(sh, "vllm-venv", VLLM_REQUIREMENTS)?;
+    if !develop(sh, &venv)? {
+        return Ok(false);
+    }
+    sh.run(
+        Command::new(bin(&venv, "python"))
+            .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+            .arg(root().join(CRATE).join("tests").join("test_vllm.py"))
+            .args(args)
             .current_dir(root().join(CRATE)),
     )
 }

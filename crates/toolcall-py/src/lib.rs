@@ -235,6 +235,15 @@ fn dialects() -> Vec<&'static str> {
     parser::Dialect::ALL.iter().map(|d| d.name()).collect()
 }
 
+/// The opening and closing markers of a dialect's reasoning block.
+#[pyfunction]
+fn reasoning_markers(py: Python<'_>, dialect: &str) -> PyResult<(&'static str, &'static str)> {
+    let dialect: parser::Dialect = dialect
+        .parse()
+        .map_err(|e: parser::UnknownDialect| Raise::Dialect.err(py, &e.to_string()))?;
+    Ok(dialect.reasoning_markers())
+}
+
 /// The module `toolcall._native`.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -242,6 +251,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(serialize_thread, m)?)?;
     m.add_function(wrap_pyfunction!(system_prompt, m)?)?;
     m.add_function(wrap_pyfunction!(dialects, m)?)?;
+    m.add_function(wrap_pyfunction!(reasoning_markers, m)?)?;
     m.add_class::<StreamParser>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

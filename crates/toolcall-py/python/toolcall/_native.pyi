@@ -23,6 +23,9 @@ def system_prompt(tools: Optional[Any] = None) -> str:
 def dialects() -> list[str]:
     """The dialect names this build reads."""
 
+def reasoning_markers(dialect: str) -> tuple[str, str]:
+    """The opening and closing markers of the dialect's reasoning block."""
+
 class StreamParser:
     """The incremental parser; belongs to the thread that made it."""
 
