@@ -419,3 +419,27 @@ mod properties {
         }
     }
 }
+
+/// `stream_chunking` (soak of 2026-11-25): an unclosed call exactly one byte over
+/// `max_call_bytes` was `unterminated_call` one-shot and `limit_exceeded` streamed in 1-byte
+/// chunks. Every length around the limit, every dialect, gives one answer in every chunking.
+#[test]
+fn a_call_at_the_byte_limit_reads_alike_one_shot_and_streamed() {
+    for &dialect in toolcall_parser::Dialect::ALL {
+        let opts = ParseOptions::new()
+            .with_dialect(dialect)
+            .with_limits(toolcall_parser::Limits {
+                max_call_bytes: 120,
+                ..Default::default()
+            });
+        let open = match dialect {
+            toolcall_parser::Dialect::Tool => "<tool><tool_name>",
+            toolcall_parser::Dialect::Hermes => "<tool_call>{\"name\": \"",
+            _ => "<tool_call>\n<function=f>\n<parameter=p>\n",
+        };
+        for extra in 95..125 {
+            let text = format!("{open}{}", "x".repeat(extra));
+            assert_chunking_invariant(&text, &opts);
+        }
+    }
+}

@@ -55,8 +55,10 @@ impl ToolXml {
             }
             let rel = self.pos - base;
             let Some((lexeme, n)) = self.lexer.next(w, rel, base, false) else {
-                if capped {
-                    // The lexeme in progress runs past the limit.
+                // The lexeme in progress runs past the limit, or what was read already did: the
+                // limit is checked here too, before waiting for more, so that a window ending
+                // right after the call's last allowed byte reads as any chunking of it does.
+                if capped || self.pos - call.core.start > self.asm.opts.limits.max_call_bytes {
                     past_limit = true;
                     continue;
                 }
