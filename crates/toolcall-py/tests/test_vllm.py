@@ -170,11 +170,15 @@ class Streamed:
         return "".join(self.content), "".join(self.reasoning), calls
 
 
-def drive(tok: Any, parser_cls: Any, text: str, size: int, prompt: str = "go") -> Streamed:
+def drive(tok: Any, parser_cls: Any, text: str, size: int, prompt: str = "go",
+          req: Optional[ChatCompletionRequest] = None, keep: Optional[list[Any]] = None
+          ) -> Streamed:
     """What the chat completion server does per request: one Parser, one parse_delta per
     engine step, each step `size` tokens, `finished` on the last."""
-    req = request()
+    req = req or request()
     parser = parser_cls(tok, req.tools, chat_template_kwargs=None, model_config=None)
+    if keep is not None:
+        keep.append(parser)
     ids = tok.encode(text, add_special_tokens=False)
     prompt_ids = tok.encode(prompt, add_special_tokens=False)
     out = Streamed()
@@ -251,22 +255,62 @@ def test_a_call_cut_by_the_end_is_not_reported(plugin: str, dialect: str) -> Non
     assert [c.name for c in calls] == ["write_file"]
 
 
+def test_serving_layer_state(plugin: str) -> None:
+    """prev_tool_call_arr and streamed_args_for_tool as the serving layer reads them at the end
+    (get_remaining_unstreamed_args): every call's arguments, all of them already streamed."""
+    text = output_of("qwen3-coder")
+    tok = tokenizer_for([text])
+    parsers: list[Any] = []
+    drive(tok, composed(tok, "qwen3-coder"), text, 3, keep=parsers)
+    tp = parsers[0].tool_parser
+    assert tp.prev_tool_call_arr == [{"name": n, "arguments": a} for n, a in EXPECTED]
+    assert tp.streamed_args_for_tool == [json.dumps(a, ensure_ascii=False) for _, a in EXPECTED]
+    assert tp.get_remaining_unstreamed_args() == ""
+    assert tp.current_tool_id == 1
+
+
+@pytest.mark.parametrize("choice", ["required", "none"])
+def test_tool_choice(plugin: str, choice: str) -> None:
+    text = output_of("qwen3-coder")
+    tok = tokenizer_for([text])
+    cls = composed(tok, "qwen3-coder")
+    req = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "go"}],
+                                tools=TOOLS, tool_choice=choice)
+    content, _, calls = drive(tok, cls, text, 4, req=req).result()
+    if choice == "required":
+        # Not forced into JSON: the model's own markup is read, as with "auto".
+        assert [n for n, _ in calls] == ["write_file", "read_file"]
+    else:
+        assert calls == []
+    assert not any(m in content for m in MARKUP)
+
+
 def test_typing_follows_the_request_tools(plugin: str) -> None:
     text = CALLS["qwen3-coder"][1]
     tok = tokenizer_for([text])
     cls = composed(tok, "qwen3-coder")
     _, _, [(name, args)] = drive(tok, cls, text, 3).result()
     assert json.loads(args) == {"path": "b.txt", "line": 7}
-    # Without tools the value is inferred from its text: still 7, an integer.
+    # A tool whose schema says string: the same text is the string "7".
+    as_text = [{"type": "function", "function": {"name": "read_file", "parameters": {
+        "type": "object", "properties": {"line": {"type": "string"}}}}}]
+    req = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "go"}],
+                                tools=as_text, tool_choice="auto")
+    _, _, [(_, args)] = drive(tok, cls, text, 3, req=req).result()
+    assert json.loads(args) == {"path": "b.txt", "line": "7"}
+    # No tools in the request (vLLM then calls no tool parser; asked directly, the parser
+    # applies the package's own rule for untyped values).
     req = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "go"}])
-    parser = cls(tok, None)
-    _, _, calls = parser.parse(text, req, enable_auto_tools=True)
-    assert calls is None or calls == [] or json.loads(calls[0].arguments)["line"] in (7, "7")
+    info = cls(tok, None).tool_parser.extract_tool_calls(text, req)
+    untyped = toolcall.parse(text, dialect="qwen3-coder").calls[0]["arguments"]
+    assert info.tools_called
+    assert [json.loads(c.function.arguments) for c in info.tool_calls] == [untyped]
 
 
-def test_reasoning_parser(plugin: str) -> None:
-    dialect = "qwen3-coder"
-    text = "<think>Plan: write, then read.</think>\n\nOn it.\n" + CALLS[dialect][0]
+@pytest.mark.parametrize("dialect", [d for d in CALLS if d in toolcall.dialects()])
+def test_reasoning_parser(plugin: str, dialect: str) -> None:
+    open_, close = toolcall._native.reasoning_markers(dialect)
+    text = open_ + "Plan: write, then read." + close + "\n\nOn it.\n" + CALLS[dialect][0]
     tok = tokenizer_for([text])
     cls = composed(tok, dialect, reasoning=True)
     seen = set()
