@@ -229,6 +229,29 @@ impl ParseError {
             Dialect::Tool => self.tool_fix(),
             Dialect::Qwen3Coder | Dialect::SeedOss => self.qwen_fix(),
             Dialect::Hermes => self.hermes_fix(),
+            Dialect::Glm => self.glm_fix(),
+        }
+    }
+
+    /// Advice in the GLM syntax.
+    fn glm_fix(&self) -> &'static str {
+        match self.kind {
+            ErrorKind::UnterminatedCall => {
+                "Fix: end every value with </arg_value> and the call with </tool_call>. Write \
+                 each call in full before starting the next one."
+            }
+            ErrorKind::MissingToolName | ErrorKind::InvalidToolName => {
+                "Fix: write the tool's name right after <tool_call>: <tool_call>NAME\n\
+                 <arg_key>ARG</arg_key>\n<arg_value>value</arg_value>\n</tool_call>. A tool name \
+                 holds only letters, digits, _, - and ."
+            }
+            ErrorKind::InvalidArgument | ErrorKind::LimitExceeded => self.qwen_fix(),
+            _ => {
+                "Fix: write each call as <tool_call>NAME\n<arg_key>ARG</arg_key>\n\
+                 <arg_value>value</arg_value>\n</tool_call>: every <arg_key> followed by its \
+                 <arg_value>, nothing else between them. Values are written as they are, without \
+                 escaping; write non-string values as JSON."
+            }
         }
     }
 

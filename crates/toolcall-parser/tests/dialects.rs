@@ -281,3 +281,211 @@ fn blanks_around_the_equals_sign_and_the_name_are_allowed() {
         Some("**/a.json")
     );
 }
+
+// ----- GLM (docs/FORMAT.md §9.4) ---------------------------------------------------------------
+
+fn glm(text: &str) -> ParseResult {
+    parse(text, &opts(Dialect::Glm))
+}
+
+fn schemas(tool: &str, properties: serde_json::Value) -> Arc<ToolSchemas> {
+    let mut s = ToolSchemas::default();
+    s.insert(
+        tool,
+        serde_json::json!({"type": "object", "properties": properties}),
+    );
+    Arc::new(s)
+}
+
+#[test]
+fn glm_rule_1_both_layouts_are_calls_and_other_text_after_the_opener_is_prose() {
+    for text in [
+        "Hi <tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call> ok",
+        "Hi <tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call> ok",
+    ] {
+        let r = glm(text);
+        assert_eq!(r.calls()[0].tool_name, "get_weather");
+        assert_eq!(r.calls()[0].arguments["city"].as_str(), Some("Paris"));
+        assert_eq!(r.prose(), "Hi  ok");
+    }
+    // What another dialect writes after <tool_call>, or a mention of the tag, is prose.
+    for text in [
+        "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": \"<arg_key>\"}}</tool_call>",
+        "<tool_call>\n<function=f>\n</function>\n</tool_call>",
+        "Write <tool_call> then the name.",
+        "<tool_call>{{ tc.name }}<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>",
+    ] {
+        let r = glm(text);
+        assert!(r.calls().is_empty() && r.errors().is_empty(), "{text}");
+        assert_eq!(r.prose(), text);
+    }
+}
+
+#[test]
+fn glm_rule_2_a_call_without_arguments_is_a_call() {
+    let r = glm("<tool_call>get_time</tool_call><tool_call>noop\n</tool_call>");
+    let names: Vec<_> = r.calls().iter().map(|c| c.tool_name.as_str()).collect();
+    assert_eq!(names, ["get_time", "noop"]);
+    assert!(r.calls().iter().all(|c| c.arguments.is_empty()));
+    // Streamed, the call is announced and finished.
+    let events = common::stream_events("<tool_call>get_time</tool_call>", &opts(Dialect::Glm), 1);
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, StreamEvent::CallStarted { .. }))
+    );
+    // A blank before the name, or no name: a mention, prose.
+    for text in [
+        "the <tool_call> and </tool_call> tags",
+        "<tool_call></tool_call>",
+    ] {
+        let r = glm(text);
+        assert!(r.calls().is_empty() && r.errors().is_empty());
+        assert_eq!(r.prose(), text);
+    }
+}
+
+#[test]
+fn glm_rule_3_a_missing_key_value_or_name_is_an_error_never_a_call() {
+    for (text, kind) in [
+        (
+            "<tool_call>f<arg_key>city</arg_key></tool_call>",
+            ErrorKind::UnexpectedElement,
+        ),
+        (
+            "<tool_call>f\n<arg_value>Paris</arg_value>\n</tool_call>",
+            ErrorKind::UnexpectedElement,
+        ),
+        (
+            "<tool_call>f<arg_key>a</arg_key><arg_key>b</arg_key><arg_value>1</arg_value></tool_call>",
+            ErrorKind::UnexpectedElement,
+        ),
+        (
+            "<tool_call>f<arg_key> </arg_key><arg_value>1</arg_value></tool_call>",
+            ErrorKind::UnexpectedElement,
+        ),
+        (
+            "<tool_call>f<arg_key>a<arg_value>1</arg_value></tool_call>",
+            ErrorKind::UnexpectedElement,
+        ),
+        (
+            "<tool_call>f<arg_key>a</arg_key>\nhello\n<arg_value>1</arg_value></tool_call>",
+            ErrorKind::UnexpectedElement,
+        ),
+        (
+            "<tool_call>\n<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>",
+            ErrorKind::MissingToolName,
+        ),
+        (
+            "<tool_call>rm -rf<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>",
+            ErrorKind::InvalidToolName,
+        ),
+    ] {
+        let r = glm(&format!("{text}after"));
+        assert!(r.calls().is_empty(), "{text}");
+        assert_eq!(r.errors()[0].kind, kind, "{text}");
+        assert!(r.errors()[0].feedback().contains("<arg_key>"), "{text}");
+        assert_eq!(r.prose(), "after", "{text}");
+    }
+}
+
+#[test]
+fn glm_rule_4_values_keep_every_byte_and_keys_are_trimmed() {
+    let r = glm(
+        "<tool_call>w\n<arg_key> path </arg_key>\n<arg_value>\n  a &lt; b\r\n</arg_value>\n</tool_call>",
+    );
+    assert_eq!(
+        r.calls()[0].arguments["path"].as_str(),
+        Some("\n  a &lt; b\r\n")
+    );
+    assert!(r.calls()[0].repairs.is_empty());
+}
+
+#[test]
+fn glm_rule_5_close_tags_inside_a_value_are_text_unless_structure_follows() {
+    let r = glm(
+        "<tool_call>w<arg_key>code</arg_key><arg_value>s = \"</arg_value>\" + x</tool_call>y\
+         </arg_value><arg_key>n</arg_key><arg_value><arg_key></arg_value></tool_call>",
+    );
+    let call = r.calls()[0];
+    assert_eq!(
+        call.arguments["code"].as_str(),
+        Some("s = \"</arg_value>\" + x</tool_call>y")
+    );
+    assert_eq!(call.arguments["n"].as_str(), Some("<arg_key>"));
+    assert_eq!(
+        repairs(&r),
+        [RepairKind::CloseTagAsText, RepairKind::CloseTagAsText]
+    );
+    // At the start of a line, </tool_call> ends the value and the call.
+    let r = glm("<tool_call>f<arg_key>a</arg_key><arg_value>1\n</tool_call>\nafter");
+    assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("1\n"));
+    assert_eq!(repairs(&r), [RepairKind::UnclosedParameter]);
+    assert_eq!(r.prose(), "\nafter");
+}
+
+#[test]
+fn glm_rule_6_values_are_typed_by_the_schema_and_read_as_json() {
+    let text = "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>123</arg_value>\n\
+                <arg_key>count</arg_key>\n<arg_value>\"42\"</arg_value>\n<arg_key>filters</arg_key>\n\
+                <arg_value>{\"a\": [1, true]}</arg_value>\n</tool_call>";
+    let r = glm(text);
+    assert_eq!(r.calls()[0].arguments["count"].as_str(), Some("\"42\""));
+    let typed = opts(Dialect::Glm).with_schemas(schemas(
+        "get_weather",
+        serde_json::json!({"city": {"type": "string"}, "count": {"type": "number"},
+            "filters": {"type": "object"}}),
+    ));
+    let r = parse(text, &typed);
+    let args = &r.calls()[0].arguments;
+    assert_eq!(args["city"].as_str(), Some("123"));
+    assert_eq!(args["count"].as_i64(), Some(42));
+    assert_eq!(
+        serde_json::to_value(&args["filters"]).expect("a value"),
+        serde_json::json!({"a": [1, true]})
+    );
+}
+
+#[test]
+fn glm_rule_7_cut_off_or_interrupted_calls_are_never_calls() {
+    let full =
+        "<tool_call>bash<arg_key>cmd</arg_key><arg_value>rm -rf /tmp/build</arg_value></tool_call>";
+    for cut in 1..full.len() {
+        let r = glm(&full[..cut]);
+        assert!(r.calls().is_empty(), "cut at {cut}: {:?}", r.calls());
+    }
+    let r = glm(&full[..full.len() - "</tool_call>".len()]);
+    assert_eq!(r.errors()[0].kind, ErrorKind::UnterminatedCall);
+    assert_eq!(
+        r.errors()[0].partial,
+        Some(serde_json::json!({"cmd": "rm -rf /tmp/build"}))
+    );
+    let r =
+        glm("<tool_call>a<arg_key>x</arg_key><arg_value>1</arg_value>\n<tool_call>b</tool_call>");
+    assert_eq!(r.errors()[0].kind, ErrorKind::UnterminatedCall);
+    assert_eq!(r.calls()[0].tool_name, "b");
+    let r = glm(
+        "<tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value><arg_key>a</arg_key><arg_value>2</arg_value></tool_call>",
+    );
+    assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("2"));
+    assert_eq!(repairs(&r), [RepairKind::DuplicateArgument]);
+}
+
+/// The argument deltas of `text` streamed in chunks of `n`, concatenated.
+fn deltas(text: &str, dialect: Dialect, n: usize) -> String {
+    common::stream_events(text, &opts(dialect), n)
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::ArgumentDelta { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn glm_rule_8_deltas_are_exactly_the_value() {
+    let text = "<tool_call>w<arg_key>c</arg_key><arg_value>\nline 1\n</arg_value></tool_call>";
+    for n in 1..8 {
+        assert_eq!(deltas(text, Dialect::Glm, n), "\nline 1\n", "chunks of {n}");
+    }
+}

@@ -12,8 +12,10 @@ use crate::event::StreamEvent;
 use crate::options::ParseOptions;
 use std::fmt;
 
+mod glm;
 mod hermes;
 mod qwen3_coder;
+mod scan;
 pub(crate) mod tool;
 
 /// What every dialect's grammar does for the driver.
@@ -86,6 +88,9 @@ dialects! {
         qwen3_coder::Qwen3Coder::new(opts, progress, Dialect::SeedOss, &qwen3_coder::SEED_OSS);
     /// Hermes, Qwen2.5 and Qwen3: `<tool_call>{"name": "f", "arguments": {…}}</tool_call>`.
     Hermes = "hermes" => |opts, progress| hermes::Hermes::new(opts, progress);
+    /// GLM-4.5/4.6 `<tool_call>f\n<arg_key>k</arg_key>\n<arg_value>v</arg_value>\n</tool_call>`
+    /// and the compact GLM-4.7/5.x layout without the newlines (docs/FORMAT.md §9.4).
+    Glm = "glm" => |opts, progress| glm::Glm::new(opts, progress);
 }
 
 impl Dialect {
@@ -104,7 +109,7 @@ impl Dialect {
             Dialect::Tool => &["<tool>", "<tool\n", "<tool "],
             Dialect::Qwen3Coder => &["<tool_call>", "<function="],
             Dialect::SeedOss => &["<seed:tool_call>", "<function="],
-            Dialect::Hermes => &["<tool_call>"],
+            Dialect::Hermes | Dialect::Glm => &["<tool_call>"],
         }
     }
 }

@@ -114,6 +114,12 @@ pub(crate) const VOCABULARY: &[&str] = &[
     "`",
     "</parameter>",
     "{\"name\": \"f\", \"arguments\": {\"a\": [1, \"</tool_call>\"]}}",
+    // GLM.
+    "<tool_call>f",
+    "<arg_key>",
+    "</arg_key>",
+    "<arg_value>",
+    "</arg_value>",
 ];
 
 /// Inputs made of up to 40 [`VOCABULARY`] fragments.
