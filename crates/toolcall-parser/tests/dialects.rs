@@ -489,3 +489,252 @@ fn glm_rule_8_deltas_are_exactly_the_value() {
         assert_eq!(deltas(text, Dialect::Glm, n), "\nline 1\n", "chunks of {n}");
     }
 }
+
+// ----- The invoke family (docs/FORMAT.md §9.5) -------------------------------------------------
+
+/// One call to `f` with `a`'s raw value in each invoke dialect's markup, and the dialect.
+fn invoke_call(dialect: Dialect, value: &str) -> String {
+    match dialect {
+        Dialect::MinimaxM2 => format!(
+            "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"a\">{value}</parameter>\n</invoke>\n</minimax:tool_call>"
+        ),
+        Dialect::Anthropic => format!(
+            "<function_calls>\n<invoke name=\"f\">\n<parameter name=\"a\">{value}</parameter>\n</invoke>\n</function_calls>"
+        ),
+        Dialect::DeepseekDsml => format!(
+            "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"true\">{value}</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"
+        ),
+        Dialect::Step3 => format!(
+            "<｜tool_calls_begin｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\">\n<steptml:parameter name=\"a\">{value}</steptml:parameter>\n</steptml:invoke><｜tool_call_end｜>\n<｜tool_calls_end｜>"
+        ),
+        _ => unreachable!("not an invoke dialect"),
+    }
+}
+
+const INVOKE_DIALECTS: [Dialect; 4] = [
+    Dialect::MinimaxM2,
+    Dialect::Anthropic,
+    Dialect::DeepseekDsml,
+    Dialect::Step3,
+];
+
+#[test]
+fn invoke_rule_1_a_block_holds_invokes_each_a_call() {
+    for d in INVOKE_DIALECTS {
+        let call = invoke_call(d, "Paris");
+        let r = parse(&format!("Before.\n{call}\nAfter."), &opts(d));
+        assert_eq!(r.calls()[0].tool_name, "f", "{d}");
+        assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("Paris"), "{d}");
+        assert_eq!(r.prose(), "Before.\n\nAfter.", "{d}");
+    }
+    // Several invokes in one block; the blanks between them are the block's layout.
+    let r = parse(
+        "<minimax:tool_call>\n<invoke name=\"a\">\n</invoke>\n<invoke name='b'>\n<parameter name=\"x\">1</parameter>\n</invoke>\n</minimax:tool_call>",
+        &opts(Dialect::MinimaxM2),
+    );
+    let names: Vec<_> = r.calls().iter().map(|c| c.tool_name.as_str()).collect();
+    assert_eq!(names, ["a", "b"]);
+    assert_eq!(r.prose(), "");
+    // DeepSeek's later block name.
+    let r = parse(
+        "<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"f\">\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>",
+        &opts(Dialect::DeepseekDsml),
+    );
+    assert_eq!(r.calls()[0].tool_name, "f");
+    // An opener not followed by an invoke, an invoke outside a block, a placeholder: prose.
+    for text in [
+        "Use <minimax:tool_call> blocks.",
+        "<invoke name=\"f\">\n<parameter name=\"a\">1</parameter>\n</invoke>",
+        "<minimax:tool_call>\n<invoke name=\"{{ tool.name }}\">\n</invoke>\n</minimax:tool_call>",
+    ] {
+        let r = parse(text, &opts(Dialect::MinimaxM2));
+        assert!(r.calls().is_empty() && r.errors().is_empty(), "{text}");
+        assert_eq!(r.prose(), text);
+    }
+    // Names are checked, in each dialect's own feedback.
+    let r = parse(
+        "<function_calls>\n<invoke name=\"rm -rf\">\n</invoke>\n</function_calls>",
+        &opts(Dialect::Anthropic),
+    );
+    assert_eq!(r.errors()[0].kind, ErrorKind::InvalidToolName);
+    assert!(r.errors()[0].feedback().contains("<function_calls>"));
+    let r = parse(
+        "<｜tool_calls_begin｜><steptml:invoke>\n</steptml:invoke><｜tool_calls_end｜>",
+        &opts(Dialect::Step3),
+    );
+    assert_eq!(r.errors()[0].kind, ErrorKind::MissingToolName);
+    assert!(
+        r.errors()[0]
+            .feedback()
+            .contains("<steptml:invoke name=\"NAME\">")
+    );
+}
+
+#[test]
+fn invoke_rule_2_one_layout_newline_each_side_every_other_byte_kept() {
+    for d in INVOKE_DIALECTS {
+        let r = parse(&invoke_call(d, "\n\n  x &lt; y\r\n\n"), &opts(d));
+        assert_eq!(
+            r.calls()[0].arguments["a"].as_str(),
+            Some("\n  x &lt; y\r\n"),
+            "{d}"
+        );
+        let r = parse(&invoke_call(d, ""), &opts(d));
+        assert_eq!(r.calls()[0].arguments["a"].as_str(), Some(""), "{d}");
+    }
+}
+
+#[test]
+fn invoke_rule_3_close_tags_inside_a_value_are_text_unless_structure_follows() {
+    let r = parse(
+        "<minimax:tool_call>\n<invoke name=\"w\">\n<parameter name=\"code\">print(\"</parameter>\")\nx</invoke>y</parameter>\n</invoke>\n</minimax:tool_call>",
+        &opts(Dialect::MinimaxM2),
+    );
+    assert_eq!(
+        r.calls()[0].arguments["code"].as_str(),
+        Some("print(\"</parameter>\")\nx</invoke>y")
+    );
+    assert_eq!(
+        repairs(&r),
+        [RepairKind::CloseTagAsText, RepairKind::CloseTagAsText]
+    );
+    // At the start of a line, </invoke> ends the value and the call; Step-3's separator after
+    // </steptml:invoke> is structure.
+    let r = parse(
+        "<minimax:tool_call>\n<invoke name=\"w\">\n<parameter name=\"a\">1\n</invoke>\n</minimax:tool_call>",
+        &opts(Dialect::MinimaxM2),
+    );
+    assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("1"));
+    assert_eq!(repairs(&r), [RepairKind::UnclosedParameter]);
+    let r = parse(
+        "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"w\"><steptml:parameter name=\"a\">1</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>",
+        &opts(Dialect::Step3),
+    );
+    assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("1"));
+    assert!(repairs(&r).is_empty());
+}
+
+#[test]
+fn invoke_rule_4_a_missing_close_before_the_next_parameter_is_repaired() {
+    let r = parse(
+        "<function_calls>\n<invoke name=\"f\">\n<parameter name=\"a\">1\n<parameter name=\"b\">2</parameter>\n</invoke>\n</function_calls>",
+        &opts(Dialect::Anthropic),
+    );
+    assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("1"));
+    assert_eq!(r.calls()[0].arguments["b"].as_str(), Some("2"));
+    assert_eq!(repairs(&r), [RepairKind::UnclosedParameter]);
+    // Mid-line: text.
+    let r = parse(
+        "<function_calls>\n<invoke name=\"f\">\n<parameter name=\"a\">say <parameter name=\"b\"> here</parameter>\n</invoke>\n</function_calls>",
+        &opts(Dialect::Anthropic),
+    );
+    assert_eq!(
+        r.calls()[0].arguments["a"].as_str(),
+        Some("say <parameter name=\"b\"> here")
+    );
+}
+
+#[test]
+fn invoke_rule_5_only_parameters_stand_inside_an_invoke() {
+    let r = parse(
+        "<minimax:tool_call>\n<invoke name=\"f\">\nhello\n<parameter name=\"a\">1</parameter>\n</invoke>\n</minimax:tool_call>after",
+        &opts(Dialect::MinimaxM2),
+    );
+    assert!(r.calls().is_empty());
+    assert_eq!(r.errors()[0].kind, ErrorKind::UnexpectedText);
+    assert_eq!((r.errors()[0].line, r.errors()[0].column), (3, 1));
+    assert!(r.errors()[0].feedback().contains("<minimax:tool_call>"));
+    assert_eq!(r.prose(), "after");
+    // A new invoke before </invoke>: the open call is unterminated, the new one is read.
+    let r = parse(
+        "<minimax:tool_call>\n<invoke name=\"a\">\n<parameter name=\"x\">1</parameter>\n<invoke name=\"b\">\n</invoke>\n</minimax:tool_call>",
+        &opts(Dialect::MinimaxM2),
+    );
+    assert_eq!(r.errors()[0].kind, ErrorKind::UnterminatedCall);
+    assert_eq!(r.errors()[0].partial, Some(serde_json::json!({"x": "1"})));
+    assert_eq!(r.calls()[0].tool_name, "b");
+    // A new block there: the same, and the new block is read.
+    let r = parse(
+        "<minimax:tool_call>\n<invoke name=\"a\">\n<minimax:tool_call>\n<invoke name=\"b\">\n</invoke>\n</minimax:tool_call>",
+        &opts(Dialect::MinimaxM2),
+    );
+    assert_eq!(r.errors()[0].kind, ErrorKind::UnterminatedCall);
+    assert_eq!(r.calls()[0].tool_name, "b");
+    // The block's close where </invoke> was due.
+    let r = parse(
+        "<minimax:tool_call>\n<invoke name=\"a\">\n</minimax:tool_call>",
+        &opts(Dialect::MinimaxM2),
+    );
+    assert_eq!(repairs(&r), [RepairKind::MissingCallCloser]);
+}
+
+#[test]
+fn invoke_rule_6_values_are_typed_by_the_schema_or_by_deepseeks_string_attribute() {
+    let text = "<minimax:tool_call>\n<invoke name=\"calc\">\n<parameter name=\"count\">7</parameter>\n\
+                <parameter name=\"verbose\">true</parameter>\n</invoke>\n</minimax:tool_call>";
+    let r = parse(text, &opts(Dialect::MinimaxM2));
+    assert_eq!(r.calls()[0].arguments["count"].as_str(), Some("7"));
+    let typed = opts(Dialect::MinimaxM2).with_schemas(schemas(
+        "calc",
+        serde_json::json!({"count": {"type": "integer"}, "verbose": {"type": "boolean"}}),
+    ));
+    let r = parse(text, &typed);
+    assert_eq!(r.calls()[0].arguments["count"].as_i64(), Some(7));
+    assert_eq!(r.calls()[0].arguments["verbose"].as_bool(), Some(true));
+    // DSML: string="false" is JSON, string="true" a string whatever the schema says.
+    let text = "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"calc\">\n\
+                <｜DSML｜parameter name=\"count\" string=\"true\">7</｜DSML｜parameter>\n\
+                <｜DSML｜parameter name=\"tags\" string=\"false\">[\"a\", 1]</｜DSML｜parameter>\n\
+                <｜DSML｜parameter name=\"n\" string=\"false\">not json</｜DSML｜parameter>\n\
+                <｜DSML｜parameter name=\"verbose\">true</｜DSML｜parameter>\n\
+                </｜DSML｜invoke>\n</｜DSML｜function_calls>";
+    let r = parse(text, &opts(Dialect::DeepseekDsml));
+    let args = &r.calls()[0].arguments;
+    assert_eq!(
+        serde_json::to_value(toolcall_parser::Value::Object(args.clone())).expect("arguments"),
+        serde_json::json!({"count": "7", "tags": ["a", 1], "n": "not json", "verbose": "true"})
+    );
+    let typed = opts(Dialect::DeepseekDsml).with_schemas(schemas(
+        "calc",
+        serde_json::json!({"count": {"type": "integer"}, "verbose": {"type": "boolean"}}),
+    ));
+    let r = parse(text, &typed);
+    let args = &r.calls()[0].arguments;
+    assert_eq!(args["count"].as_str(), Some("7"));
+    assert_eq!(args["verbose"].as_bool(), Some(true));
+}
+
+#[test]
+fn invoke_rule_7_cut_off_calls_are_never_calls() {
+    for d in INVOKE_DIALECTS {
+        let full = invoke_call(d, "rm -rf /tmp/build");
+        let close = match d {
+            Dialect::DeepseekDsml => "</｜DSML｜invoke>",
+            Dialect::Step3 => "</steptml:invoke>",
+            _ => "</invoke>",
+        };
+        let complete = full.find(close).expect("a close") + close.len();
+        for cut in (1..full.len()).filter(|&c| full.is_char_boundary(c)) {
+            let r = parse(&full[..cut], &opts(d));
+            if cut < complete {
+                assert!(r.calls().is_empty(), "{d}, cut at {cut}: {:?}", r.calls());
+            } else {
+                assert_eq!(r.calls().len(), 1, "{d}, cut at {cut}");
+            }
+        }
+    }
+}
+
+#[test]
+fn invoke_rule_8_deltas_are_exactly_the_value() {
+    for d in INVOKE_DIALECTS {
+        let text = invoke_call(d, "\nline 1\nline 2\n\n");
+        for n in 1..8 {
+            assert_eq!(
+                deltas(&text, d, n),
+                "line 1\nline 2\n",
+                "{d}, chunks of {n}"
+            );
+        }
+    }
+}

@@ -79,8 +79,9 @@ pub(crate) fn parse_in_chunks(text: &str, options: &ParseOptions, n: u64) -> Par
 /// - `"schema"`: its tool's input schema from `--schema`;
 /// - `"inference"`: no schema for its tool, so the `<tool>` format inferred the types from the
 ///   text (docs/FORMAT.md §5.2: `007` is 7, one `<exclude>` a string but two an array);
-/// - `"text"`: no schema for its tool, so a raw-text dialect (the Qwen3-Coder family, GLM) kept
-///   every value a string (docs/FORMAT.md §9);
+/// - `"text"`: no schema for its tool, so a raw-text dialect (the Qwen3-Coder family, GLM, the
+///   invoke family) kept every value a string, but those DeepSeek's `string="false"` typed
+///   (docs/FORMAT.md §9);
 /// - `"json"`: the arguments were JSON and keep JSON's types (the legacy `<tool>{…}</tool>`
 ///   form, Hermes).
 pub(crate) fn typed_by(call: &ToolCall, options: &ParseOptions) -> &'static str {
@@ -113,7 +114,13 @@ enum Typing {
 fn typing(dialect: Dialect) -> Option<Typing> {
     match dialect {
         Dialect::Tool => Some(Typing::Tree),
-        Dialect::Qwen3Coder | Dialect::SeedOss | Dialect::Glm => Some(Typing::Raw),
+        Dialect::Qwen3Coder
+        | Dialect::SeedOss
+        | Dialect::Glm
+        | Dialect::MinimaxM2
+        | Dialect::Anthropic
+        | Dialect::Step3
+        | Dialect::DeepseekDsml => Some(Typing::Raw),
         Dialect::Hermes => Some(Typing::Json),
         _ => None,
     }

@@ -14,6 +14,7 @@ use std::fmt;
 
 mod glm;
 mod hermes;
+mod invoke;
 mod qwen3_coder;
 mod scan;
 pub(crate) mod tool;
@@ -91,6 +92,19 @@ dialects! {
     /// GLM-4.5/4.6 `<tool_call>f\n<arg_key>k</arg_key>\n<arg_value>v</arg_value>\n</tool_call>`
     /// and the compact GLM-4.7/5.x layout without the newlines (docs/FORMAT.md §9.4).
     Glm = "glm" => |opts, progress| glm::Glm::new(opts, progress);
+    /// MiniMax-M2: `<minimax:tool_call><invoke name="f"><parameter name="p">v</parameter>
+    /// </invoke></minimax:tool_call>` (docs/FORMAT.md §9.5).
+    MinimaxM2 = "minimax-m2" => |opts, progress|
+        invoke::Invoke::new(opts, progress, &invoke::MINIMAX_M2);
+    /// Anthropic's text form: the invoke grammar inside `<function_calls>…</function_calls>`.
+    Anthropic = "anthropic" => |opts, progress|
+        invoke::Invoke::new(opts, progress, &invoke::ANTHROPIC);
+    /// DeepSeek's DSML: the invoke grammar with `｜DSML｜` names, inside
+    /// `<｜DSML｜function_calls>` or `<｜DSML｜tool_calls>`; `string="false"` values are JSON.
+    DeepseekDsml = "deepseek-dsml" => |opts, progress|
+        invoke::Invoke::new(opts, progress, &invoke::DEEPSEEK_DSML);
+    /// Step-3: `<steptml:invoke>`s inside `<｜tool_calls_begin｜>…<｜tool_calls_end｜>`.
+    Step3 = "step3" => |opts, progress| invoke::Invoke::new(opts, progress, &invoke::STEP3);
 }
 
 impl Dialect {
@@ -110,6 +124,10 @@ impl Dialect {
             Dialect::Qwen3Coder => &["<tool_call>", "<function="],
             Dialect::SeedOss => &["<seed:tool_call>", "<function="],
             Dialect::Hermes | Dialect::Glm => &["<tool_call>"],
+            Dialect::MinimaxM2 => &["<minimax:tool_call>"],
+            Dialect::Anthropic => &["<function_calls>"],
+            Dialect::DeepseekDsml => &["<｜DSML｜function_calls>", "<｜DSML｜tool_calls>"],
+            Dialect::Step3 => &["<｜tool_calls_begin｜>"],
         }
     }
 }

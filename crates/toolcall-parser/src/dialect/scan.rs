@@ -1,4 +1,4 @@
-//! What the raw-text dialects below share (GLM): the window being
+//! What the raw-text dialects below share (GLM, the invoke family): the window being
 //! read, what a handler tells its dispatcher, `memmem` scans that remember their answers, probes
 //! for markers in prose, and the value being read (its text, its layout newlines, its deltas).
 //!
@@ -93,6 +93,34 @@ impl Default for Finders {
     }
 }
 
+/// Whether the bytes at a `<` begin one of a list of literals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Literal {
+    /// The bytes begin the literal of this index.
+    Is(usize),
+    /// The window ends inside one of them (and is not final).
+    NeedMore,
+    /// None of them.
+    No,
+}
+
+/// Which of `literals` the bytes `s` begin with. A literal that `s` is still a prefix of wins
+/// over a shorter one `s` holds (`NeedMore`), so the answer does not depend on chunking.
+pub(crate) fn literal_at(s: &[u8], literals: &[&str], is_final: bool) -> Literal {
+    let mut found = None;
+    for (i, lit) in literals.iter().enumerate() {
+        let lit = lit.as_bytes();
+        if s.starts_with(lit) {
+            if found.is_none_or(|j: usize| literals[j].len() < lit.len()) {
+                found = Some(i);
+            }
+        } else if !is_final && s.len() < lit.len() && lit.starts_with(s) {
+            return Literal::NeedMore;
+        }
+    }
+    found.map_or(Literal::No, Literal::Is)
+}
+
 /// Blanks between markup: space, tab, line ends.
 pub(crate) fn is_blank(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
@@ -115,6 +143,8 @@ pub(crate) struct RawValue {
     /// One layout newline after the opening tag and one before the closing tag are dropped
     /// (docs/FORMAT.md §9.1 rule 1); without, every byte is the value's.
     layout: bool,
+    /// Whether the layout newline after the opening tag was looked for.
+    started: bool,
     /// Bytes of `text` already delivered as argument deltas.
     sent: usize,
     /// The next `</` and the next line-start `<` ahead of the value scan.
@@ -128,6 +158,7 @@ impl RawValue {
             name,
             text: String::new(),
             layout,
+            started: !layout,
             sent: 0,
             close: Ahead::default(),
             line: Ahead::default(),
@@ -137,6 +168,24 @@ impl RawValue {
     /// Whether the next byte stands at the start of a line of the value.
     pub(crate) fn at_line_start(&self) -> bool {
         self.text.is_empty() || self.text.ends_with('\n')
+    }
+
+    /// Skips the layout newline after the opening tag, once: how many bytes at absolute `pos` it
+    /// takes, or `None` when the window cannot tell yet.
+    pub(crate) fn start(&mut self, inp: Input<'_>, pos: usize) -> Option<usize> {
+        if self.started {
+            return Some(0);
+        }
+        let rest = inp.from(pos);
+        let n = match (rest.first(), rest.get(1)) {
+            (None, _) if !inp.is_final => return None,
+            (Some(b'\r'), None) if !inp.is_final => return None,
+            (Some(b'\n'), _) => 1,
+            (Some(b'\r'), Some(b'\n')) => 2,
+            _ => 0,
+        };
+        self.started = true;
+        Some(n)
     }
 
     /// Bytes at the end of the text that may still be the layout newline before the close tag.
@@ -236,6 +285,16 @@ impl RawValue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_longest_literal_wins_and_a_prefix_waits() {
+        let lits = ["<a>", "<a>b<c>"];
+        assert_eq!(literal_at(b"<a>b<c>x", &lits, false), Literal::Is(1));
+        assert_eq!(literal_at(b"<a>b<", &lits, false), Literal::NeedMore);
+        assert_eq!(literal_at(b"<a>b<", &lits, true), Literal::Is(0));
+        assert_eq!(literal_at(b"<a>x", &lits, false), Literal::Is(0));
+        assert_eq!(literal_at(b"<b>", &lits, false), Literal::No);
+    }
 
     #[test]
     fn layout_newlines_are_held_and_dropped_only_with_layout() {
