@@ -234,6 +234,7 @@ impl ParseError {
             Dialect::Anthropic => self.invoke_fix(&ANTHROPIC_ADVICE),
             Dialect::DeepseekDsml => self.invoke_fix(&DEEPSEEK_DSML_ADVICE),
             Dialect::Step3 => self.invoke_fix(&STEP3_ADVICE),
+            Dialect::KimiK3 => self.kimi_fix(),
         }
     }
 
@@ -266,6 +267,28 @@ impl ParseError {
             ErrorKind::MissingToolName | ErrorKind::InvalidToolName => advice.name,
             ErrorKind::InvalidArgument | ErrorKind::LimitExceeded => self.qwen_fix(),
             _ => advice.other,
+        }
+    }
+
+    /// Advice in the Kimi-K3 syntax.
+    fn kimi_fix(&self) -> &'static str {
+        match self.kind {
+            ErrorKind::UnterminatedCall => {
+                "Fix: end every argument with <|close|>argument<|sep|> and the call with \
+                 <|close|>call<|sep|>. Write each call in full before starting the next one."
+            }
+            ErrorKind::MissingToolName | ErrorKind::InvalidToolName => {
+                "Fix: name the tool in the call marker: <|open|>call tool=\"NAME\" index=\"1\"\
+                 <|sep|><|open|>argument key=\"ARG\" type=\"string\"<|sep|>value<|close|>argument\
+                 <|sep|><|close|>call<|sep|>. A tool name holds only letters, digits, _, - and ."
+            }
+            ErrorKind::InvalidArgument | ErrorKind::LimitExceeded => self.qwen_fix(),
+            _ => {
+                "Fix: write each call as <|open|>call tool=\"NAME\" index=\"1\"<|sep|>\
+                 <|open|>argument key=\"ARG\" type=\"string\"<|sep|>value<|close|>argument<|sep|>\
+                 <|close|>call<|sep|>, with nothing but arguments inside the call. Values are \
+                 written as they are, without escaping."
+            }
         }
     }
 

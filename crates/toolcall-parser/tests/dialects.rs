@@ -738,3 +738,152 @@ fn invoke_rule_8_deltas_are_exactly_the_value() {
         }
     }
 }
+
+// ----- Kimi-K3 (docs/FORMAT.md §9.6) -----------------------------------------------------------
+
+fn kimi(text: &str) -> ParseResult {
+    parse(text, &opts(Dialect::KimiK3))
+}
+
+#[test]
+fn kimi_rule_1_markers_open_and_close_elements() {
+    let r = kimi(
+        "Sure. <|open|>call tool=\"get_weather\" index=\"1\"<|sep|>\n<|open|>argument key=\"city\" \
+         type=\"string\"<|sep|>Paris<|close|>argument<|sep|>\n<|close|>call<|sep|> Done.",
+    );
+    assert_eq!(r.calls()[0].tool_name, "get_weather");
+    assert_eq!(r.calls()[0].arguments["city"].as_str(), Some("Paris"));
+    assert_eq!(r.prose(), "Sure.  Done.");
+    // `<|…` that is no marker is prose, as is a placeholder's call.
+    for text in [
+        "a <| b <|open|> <|open|>call x<|sep|> <|open|>callx<|sep|>",
+        "<|open|>call tool=\"{{ name }}\"<|sep|><|close|>call<|sep|>",
+    ] {
+        let r = kimi(text);
+        assert!(r.calls().is_empty() && r.errors().is_empty(), "{text}");
+        assert_eq!(r.prose(), text);
+    }
+}
+
+#[test]
+fn kimi_rule_2_calls_hold_only_arguments() {
+    let r = kimi(
+        "<|open|>call tool=\"a\"<|sep|><|close|>call<|sep|><|open|>call tool='b' index=\"2\"<|sep|>\
+         <|open|>argument key=\"x\"<|sep|>1<|close|>argument<|sep|><|close|>call<|sep|>",
+    );
+    let names: Vec<_> = r.calls().iter().map(|c| c.tool_name.as_str()).collect();
+    assert_eq!(names, ["a", "b"]);
+    for (text, kind) in [
+        (
+            "<|open|>call tool=\"f\"<|sep|>hi<|close|>call<|sep|>",
+            ErrorKind::UnexpectedText,
+        ),
+        (
+            "<|open|>call tool=\"f\"<|sep|><|open|>argument<|sep|>1<|close|>argument<|sep|><|close|>call<|sep|>",
+            ErrorKind::UnexpectedElement,
+        ),
+        (
+            "<|open|>call index=\"1\"<|sep|><|close|>call<|sep|>",
+            ErrorKind::MissingToolName,
+        ),
+        (
+            "<|open|>call tool=\"rm -rf\"<|sep|><|close|>call<|sep|>",
+            ErrorKind::InvalidToolName,
+        ),
+    ] {
+        let r = kimi(&format!("{text}after"));
+        assert!(r.calls().is_empty(), "{text}");
+        assert_eq!(r.errors()[0].kind, kind, "{text}");
+        assert!(r.errors()[0].feedback().contains("<|open|>call"), "{text}");
+        assert_eq!(r.prose(), "after", "{text}");
+    }
+}
+
+#[test]
+fn kimi_rule_3_values_lose_one_layout_newline_each_side() {
+    let r = kimi(
+        "<|open|>call tool=\"w\"<|sep|><|open|>argument key=\"a\"<|sep|>\n\n  x &lt; <b>\r\n\n\
+         <|close|>argument<|sep|><|close|>call<|sep|>",
+    );
+    assert_eq!(
+        r.calls()[0].arguments["a"].as_str(),
+        Some("\n  x &lt; <b>\r\n")
+    );
+}
+
+#[test]
+fn kimi_rule_4_close_markers_inside_a_value_are_text_unless_structure_follows() {
+    let r = kimi(
+        "<|open|>call tool=\"w\"<|sep|><|open|>argument key=\"code\"<|sep|>s = \"<|close|>argument<|sep|>\"\
+         <|close|>argument<|sep|><|close|>call<|sep|>",
+    );
+    assert_eq!(
+        r.calls()[0].arguments["code"].as_str(),
+        Some("s = \"<|close|>argument<|sep|>\"")
+    );
+    assert_eq!(repairs(&r), [RepairKind::CloseTagAsText]);
+    let r = kimi(
+        "<|open|>call tool=\"w\"<|sep|><|open|>argument key=\"a\"<|sep|>1\n<|close|>call<|sep|>after",
+    );
+    assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("1"));
+    assert_eq!(repairs(&r), [RepairKind::UnclosedParameter]);
+    assert_eq!(r.prose(), "after");
+}
+
+#[test]
+fn kimi_rule_5_the_type_attribute_types_values_else_the_schema() {
+    let text = "<|open|>call tool=\"f\"<|sep|>\
+        <|open|>argument key=\"n\" type=\"integer\"<|sep|>42<|close|>argument<|sep|>\
+        <|open|>argument key=\"s\" type=\"string\"<|sep|>42<|close|>argument<|sep|>\
+        <|open|>argument key=\"b\" type=\"boolean\"<|sep|>true<|close|>argument<|sep|>\
+        <|open|>argument key=\"o\" type=\"object\"<|sep|>{\"k\": [1]}<|close|>argument<|sep|>\
+        <|open|>argument key=\"z\" type=\"null\"<|sep|>null<|close|>argument<|sep|>\
+        <|open|>argument key=\"bad\" type=\"integer\"<|sep|>many<|close|>argument<|sep|>\
+        <|open|>argument key=\"u\"<|sep|>7<|close|>argument<|sep|>\
+        <|close|>call<|sep|>";
+    let r = kimi(text);
+    assert_eq!(
+        serde_json::to_value(toolcall_parser::Value::Object(
+            r.calls()[0].arguments.clone()
+        ))
+        .expect("arguments"),
+        serde_json::json!({"n": 42, "s": "42", "b": true, "o": {"k": [1]}, "z": null,
+            "bad": "many", "u": "7"})
+    );
+    let typed = opts(Dialect::KimiK3).with_schemas(schemas(
+        "f",
+        serde_json::json!({"s": {"type": "integer"}, "u": {"type": "integer"}}),
+    ));
+    let r = parse(text, &typed);
+    assert_eq!(r.calls()[0].arguments["s"].as_str(), Some("42"));
+    assert_eq!(r.calls()[0].arguments["u"].as_i64(), Some(7));
+}
+
+#[test]
+fn kimi_rule_6_cut_off_calls_are_never_calls() {
+    let full = "<|open|>call tool=\"bash\"<|sep|><|open|>argument key=\"cmd\" type=\"string\"<|sep|>\
+                rm -rf /tmp/build<|close|>argument<|sep|><|close|>call<|sep|>";
+    for cut in 1..full.len() {
+        let r = kimi(&full[..cut]);
+        assert!(r.calls().is_empty(), "cut at {cut}: {:?}", r.calls());
+    }
+    let r = kimi(&full[..full.len() - "<|close|>call<|sep|>".len()]);
+    assert_eq!(r.errors()[0].kind, ErrorKind::UnterminatedCall);
+    assert_eq!(
+        r.errors()[0].partial,
+        Some(serde_json::json!({"cmd": "rm -rf /tmp/build"}))
+    );
+}
+
+#[test]
+fn kimi_rule_7_deltas_are_exactly_the_value() {
+    let text = "<|open|>call tool=\"w\"<|sep|><|open|>argument key=\"c\"<|sep|>\nline <|x\n\n\
+                <|close|>argument<|sep|><|close|>call<|sep|>";
+    for n in 1..8 {
+        assert_eq!(
+            deltas(text, Dialect::KimiK3, n),
+            "line <|x\n",
+            "chunks of {n}"
+        );
+    }
+}

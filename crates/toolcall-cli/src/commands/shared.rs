@@ -80,8 +80,8 @@ pub(crate) fn parse_in_chunks(text: &str, options: &ParseOptions, n: u64) -> Par
 /// - `"inference"`: no schema for its tool, so the `<tool>` format inferred the types from the
 ///   text (docs/FORMAT.md §5.2: `007` is 7, one `<exclude>` a string but two an array);
 /// - `"text"`: no schema for its tool, so a raw-text dialect (the Qwen3-Coder family, GLM, the
-///   invoke family) kept every value a string, but those DeepSeek's `string="false"` typed
-///   (docs/FORMAT.md §9);
+///   invoke family, Kimi-K3) kept every value a string, but those DeepSeek's `string="false"` or
+///   Kimi-K3's `type` typed (docs/FORMAT.md §9);
 /// - `"json"`: the arguments were JSON and keep JSON's types (the legacy `<tool>{…}</tool>`
 ///   form, Hermes).
 pub(crate) fn typed_by(call: &ToolCall, options: &ParseOptions) -> &'static str {
@@ -120,7 +120,8 @@ fn typing(dialect: Dialect) -> Option<Typing> {
         | Dialect::MinimaxM2
         | Dialect::Anthropic
         | Dialect::Step3
-        | Dialect::DeepseekDsml => Some(Typing::Raw),
+        | Dialect::DeepseekDsml
+        | Dialect::KimiK3 => Some(Typing::Raw),
         Dialect::Hermes => Some(Typing::Json),
         _ => None,
     }

@@ -15,6 +15,7 @@ use std::fmt;
 mod glm;
 mod hermes;
 mod invoke;
+mod kimi_k3;
 mod qwen3_coder;
 mod scan;
 pub(crate) mod tool;
@@ -105,6 +106,9 @@ dialects! {
         invoke::Invoke::new(opts, progress, &invoke::DEEPSEEK_DSML);
     /// Step-3: `<steptml:invoke>`s inside `<｜tool_calls_begin｜>…<｜tool_calls_end｜>`.
     Step3 = "step3" => |opts, progress| invoke::Invoke::new(opts, progress, &invoke::STEP3);
+    /// Kimi-K3: `<|open|>call tool="f"<|sep|><|open|>argument key="p" type="string"<|sep|>v
+    /// <|close|>argument<|sep|><|close|>call<|sep|>` (docs/FORMAT.md §9.6).
+    KimiK3 = "kimi-k3" => |opts, progress| kimi_k3::KimiK3::new(opts, progress);
 }
 
 impl Dialect {
@@ -128,6 +132,7 @@ impl Dialect {
             Dialect::Anthropic => &["<function_calls>"],
             Dialect::DeepseekDsml => &["<｜DSML｜function_calls>", "<｜DSML｜tool_calls>"],
             Dialect::Step3 => &["<｜tool_calls_begin｜>"],
+            Dialect::KimiK3 => &["<|open|>call"],
         }
     }
 }

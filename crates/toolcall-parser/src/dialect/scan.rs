@@ -1,4 +1,4 @@
-//! What the raw-text dialects below share (GLM, the invoke family): the window being
+//! What the raw-text dialects below share (GLM, the invoke family, Kimi-K3): the window being
 //! read, what a handler tells its dispatcher, `memmem` scans that remember their answers, probes
 //! for markers in prose, and the value being read (its text, its layout newlines, its deltas).
 //!

@@ -144,6 +144,14 @@ pub(crate) const VOCABULARY: &[&str] = &[
     "</steptml:parameter>",
     "<｜tool_call_end｜>",
     "<｜tool_calls_end｜>",
+    // Kimi-K3.
+    "<|open|>call tool=\"f\"<|sep|>",
+    "<|open|>argument key=\"p\" type=\"integer\"<|sep|>",
+    "<|close|>argument<|sep|>",
+    "<|close|>call<|sep|>",
+    "<|open|>",
+    "<|sep|>",
+    "<|",
 ];
 
 /// Inputs made of up to 40 [`VOCABULARY`] fragments.
