@@ -235,6 +235,8 @@ impl ParseError {
             Dialect::DeepseekDsml => self.invoke_fix(&DEEPSEEK_DSML_ADVICE),
             Dialect::Step3 => self.invoke_fix(&STEP3_ADVICE),
             Dialect::KimiK3 => self.kimi_fix(),
+            // `auto` reports each call in the dialect it chose; this is only a fallback.
+            Dialect::Auto => self.tool_fix(),
         }
     }
 

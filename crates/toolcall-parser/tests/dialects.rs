@@ -887,3 +887,128 @@ fn kimi_rule_7_deltas_are_exactly_the_value() {
         );
     }
 }
+
+// ----- auto (docs/FORMAT.md §9.7) --------------------------------------------------------------
+
+fn auto(text: &str) -> ParseResult {
+    parse(text, &opts(Dialect::Auto))
+}
+
+/// A reply with one call in each dialect, for the dialect.
+fn samples() -> Vec<(Dialect, String)> {
+    let mut v = vec![
+        (
+            Dialect::Tool,
+            "<tool><tool_name>f</tool_name><arguments><a>1</a></arguments></tool>".to_owned(),
+        ),
+        (
+            Dialect::Qwen3Coder,
+            "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>"
+                .to_owned(),
+        ),
+        (
+            Dialect::Qwen3Coder,
+            "<function=f>\n<parameter=a>\n1\n</parameter>\n</function>".to_owned(),
+        ),
+        (
+            Dialect::SeedOss,
+            "<seed:tool_call>\n<function=f>\n<parameter=a>1</parameter>\n</function>\n</seed:tool_call>"
+                .to_owned(),
+        ),
+        (
+            Dialect::Hermes,
+            "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>".to_owned(),
+        ),
+        (
+            Dialect::Glm,
+            "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call>".to_owned(),
+        ),
+        (
+            Dialect::KimiK3,
+            "<|open|>call tool=\"f\"<|sep|><|open|>argument key=\"a\"<|sep|>1<|close|>argument<|sep|><|close|>call<|sep|>"
+                .to_owned(),
+        ),
+    ];
+    v.extend(INVOKE_DIALECTS.map(|d| (d, invoke_call(d, "1"))));
+    v
+}
+
+#[test]
+fn auto_rule_1_the_first_call_marker_picks_the_dialect() {
+    for (d, call) in samples() {
+        for text in [
+            call.clone(),
+            format!("Sure, a < b.\n{call}\nDone."),
+            format!("{call}{call}"),
+        ] {
+            let r = auto(&text);
+            assert_eq!(r, parse_with(&text, &opts(d)), "{d}: {text}");
+            assert!(!r.calls().is_empty(), "{d}: {text}");
+        }
+        // Broken calls are reported in the dialect's own syntax.
+        let mut half = call.len() / 2;
+        while !call.is_char_boundary(half) {
+            half += 1;
+        }
+        let cut = &call[..half];
+        let r = auto(cut);
+        assert_eq!(r, parse_with(cut, &opts(d)), "{d}: {cut}");
+        assert_eq!(r.errors()[0].dialect, d);
+    }
+}
+
+#[test]
+fn auto_rule_2_markers_in_prose_stay_prose() {
+    let text = "Use <tool> or <tool_call> tags, <function=name> or <minimax:tool_call>, \
+                <|open|>call x and <｜tool_calls_begin｜> too.";
+    let r = auto(text);
+    assert!(r.calls().is_empty() && r.errors().is_empty());
+    assert_eq!(r.prose(), text);
+    // The first marker that is a call decides, however many were prose before it.
+    let call = invoke_call(Dialect::MinimaxM2, "1");
+    let r = auto(&format!("the <tool_call> tag:\n{call}"));
+    assert_eq!(r.calls()[0].tool_name, "f");
+    assert_eq!(r.prose(), "the <tool_call> tag:\n");
+}
+
+#[test]
+fn auto_rule_3_a_shared_marker_is_decided_by_what_follows() {
+    for (d, call) in samples() {
+        if call.starts_with("<tool_call>") {
+            let r = auto(&call);
+            assert_eq!(r, parse_with(&call, &opts(d)), "{d}");
+            assert_eq!(r.calls()[0].tool_name, "f", "{d}");
+        }
+    }
+    // GLM's call without arguments and Hermes' JSON are told apart.
+    let r = auto("<tool_call>get_time</tool_call>");
+    assert_eq!(r.calls()[0].tool_name, "get_time");
+}
+
+#[test]
+fn auto_rule_4_a_mixed_reply_is_read_in_the_first_calls_dialect() {
+    let hermes = "<tool_call>\n{\"name\": \"h\", \"arguments\": {}}\n</tool_call>";
+    let minimax = invoke_call(Dialect::MinimaxM2, "1");
+    let r = auto(&format!("{hermes}\n{minimax}"));
+    assert_eq!(r.calls().len(), 1);
+    assert_eq!(r.calls()[0].tool_name, "h");
+    assert_eq!(r.prose(), format!("\n{minimax}"));
+    let r = auto(&format!("{minimax}\n{hermes}"));
+    assert_eq!(r.calls().len(), 1);
+    assert_eq!(r.calls()[0].tool_name, "f");
+    assert_eq!(r.prose(), format!("\n{hermes}"));
+}
+
+#[test]
+fn auto_rule_5_a_fenced_marker_does_not_pick_the_dialect_when_fences_are_ignored() {
+    let minimax = invoke_call(Dialect::MinimaxM2, "1");
+    let text = format!(
+        "Example:\n```\n<tool_call>\n<function=g>\n</function>\n</tool_call>\n```\n{minimax}"
+    );
+    let r = parse(&text, &opts(Dialect::Auto).with_ignore_fenced_calls(true));
+    assert_eq!(r.calls().len(), 1);
+    assert_eq!(r.calls()[0].tool_name, "f");
+    // Without the option the fenced call is the first.
+    let r = auto(&text);
+    assert_eq!(r.calls()[0].tool_name, "g");
+}

@@ -12,6 +12,7 @@ use crate::event::StreamEvent;
 use crate::options::ParseOptions;
 use std::fmt;
 
+mod auto;
 mod glm;
 mod hermes;
 mod invoke;
@@ -109,6 +110,9 @@ dialects! {
     /// Kimi-K3: `<|open|>call tool="f"<|sep|><|open|>argument key="p" type="string"<|sep|>v
     /// <|close|>argument<|sep|><|close|>call<|sep|>` (docs/FORMAT.md §9.6).
     KimiK3 = "kimi-k3" => |opts, progress| kimi_k3::KimiK3::new(opts, progress);
+    /// Any of the others: the first call marker met picks the dialect for the rest of the reply
+    /// (docs/FORMAT.md §9.7).
+    Auto = "auto" => |opts, progress| auto::Auto::new(opts, progress);
 }
 
 impl Dialect {
@@ -133,6 +137,21 @@ impl Dialect {
             Dialect::DeepseekDsml => &["<｜DSML｜function_calls>", "<｜DSML｜tool_calls>"],
             Dialect::Step3 => &["<｜tool_calls_begin｜>"],
             Dialect::KimiK3 => &["<|open|>call"],
+            // Every marker of the others (a test keeps the list whole).
+            Dialect::Auto => &[
+                "<tool>",
+                "<tool\n",
+                "<tool ",
+                "<tool_call>",
+                "<function=",
+                "<seed:tool_call>",
+                "<minimax:tool_call>",
+                "<function_calls>",
+                "<｜DSML｜function_calls>",
+                "<｜DSML｜tool_calls>",
+                "<｜tool_calls_begin｜>",
+                "<|open|>call",
+            ],
         }
     }
 }
@@ -171,5 +190,25 @@ impl std::str::FromStr for Dialect {
             .copied()
             .find(|d| d.name().eq_ignore_ascii_case(s) || d.name().replace('-', "_") == s)
             .ok_or_else(|| UnknownDialect(s.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_probes_every_marker_of_every_other_dialect() {
+        let auto = Dialect::Auto.call_markers();
+        for d in Dialect::ALL.iter().filter(|d| **d != Dialect::Auto) {
+            for m in d.call_markers() {
+                assert!(auto.contains(m), "{d}: {m}");
+            }
+        }
+        assert!(auto.iter().all(|m| {
+            Dialect::ALL
+                .iter()
+                .any(|d| *d != Dialect::Auto && d.call_markers().contains(m))
+        }));
     }
 }
