@@ -127,6 +127,10 @@ pub(crate) enum Arguments {
     Raw(Vec<RawArgument>),
     /// JSON as written (the legacy `<tool>{…}</tool>` form, Hermes).
     Json(Map),
+    /// Raw text per argument, in order, some of them typed by the dialect itself (DeepSeek
+    /// DSML's `string` attribute, Kimi-K3's `type`): those keep the dialect's value, the others
+    /// are typed as [`Arguments::Raw`]'s are.
+    Typed(Vec<(RawArgument, Option<Value>)>),
 }
 
 /// One argument written as raw text.
@@ -618,6 +622,7 @@ impl Assembler {
                 }
             },
             Arguments::Raw(raw) => self.type_raw(w, base, &mut core, raw, schema.as_ref()),
+            Arguments::Typed(args) => self.type_mixed(w, base, &mut core, args, schema.as_ref()),
         };
         Ok(ToolCall {
             server_name: server_name(core.server_name.take()),
@@ -643,6 +648,62 @@ impl Assembler {
             schema,
         );
         serde_json::Value::from(Value::Object(typed.arguments))
+    }
+
+    /// [`Assembler::partial_raw`] for arguments some of which the dialect typed itself.
+    pub(crate) fn partial_typed(
+        &self,
+        core: &CallCore,
+        args: &[(RawArgument, Option<Value>)],
+    ) -> serde_json::Value {
+        let untyped: Vec<RawArgument> = args
+            .iter()
+            .filter(|(_, v)| v.is_none())
+            .map(|(a, _)| a.clone())
+            .collect();
+        let serde_json::Value::Object(mut by_schema) = self.partial_raw(core, &untyped) else {
+            return serde_json::Value::Object(Default::default());
+        };
+        let mut map = serde_json::Map::new();
+        for (a, v) in args {
+            let v = match v {
+                Some(v) => Some(serde_json::Value::from(v.clone())),
+                None => by_schema.remove(&a.name),
+            };
+            if let Some(v) = v {
+                map.insert(a.name.clone(), v);
+            }
+        }
+        serde_json::Value::Object(map)
+    }
+
+    /// Arguments some of which the dialect typed itself: those keep their values, the rest are
+    /// typed by [`Assembler::type_raw`]; the order is the order written.
+    fn type_mixed(
+        &mut self,
+        w: &str,
+        base: usize,
+        core: &mut CallCore,
+        mut args: Vec<(RawArgument, Option<Value>)>,
+        schema: Option<&serde_json::Value>,
+    ) -> Map {
+        let mut untyped = Vec::new();
+        for (a, v) in &mut args {
+            if v.is_none() {
+                untyped.push(RawArgument {
+                    name: a.name.clone(),
+                    text: std::mem::take(&mut a.text),
+                });
+            }
+        }
+        let mut by_schema = self.type_raw(w, base, core, untyped, schema);
+        let mut map = Map::with_capacity(args.len());
+        for (a, v) in args {
+            if let Some(v) = v.or_else(|| by_schema.shift_remove(&a.name)) {
+                map.insert(a.name, v);
+            }
+        }
+        map
     }
 
     /// Types arguments written as raw text by the tool's schema; a value that fits none of its
