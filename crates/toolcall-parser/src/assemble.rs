@@ -21,6 +21,22 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use xml_fallback::tree::Element;
 
+#[cfg(test)]
+thread_local! {
+    /// Entries examined to find an argument (or a repair entry) by name, in tests: the
+    /// deterministic measure that holds name lookups to a constant per argument, whatever the
+    /// number of names (issue 14 item 4).
+    pub(crate) static NAME_PROBES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts `n` entries examined by a lookup by name (in tests; nothing otherwise).
+#[inline]
+pub(crate) fn name_probes(n: usize) {
+    #[cfg(test)]
+    NAME_PROBES.with(|c| c.set(c.get() + n));
+    let _ = n;
+}
+
 /// What every dialect shares while it reads: options, positions, prose, the call count.
 #[derive(Debug)]
 pub(crate) struct Assembler {
@@ -84,6 +100,7 @@ impl CallCore {
 
     /// Records that a top-level argument `name` begins at `at` (its start tag ends at `end`).
     pub(crate) fn argument_started(&mut self, name: &str, at: usize, end: usize) {
+        name_probes(1);
         let first = *self
             .first_start
             .entry(name.to_owned())
@@ -100,6 +117,7 @@ impl CallCore {
 
     /// Where the argument `name` first began: its start tag's offset and the offset after it.
     pub(crate) fn argument_start(&self, name: &str) -> Option<(usize, usize)> {
+        name_probes(1);
         let &i = self.first_start.get(name)?;
         let (_, at, end) = self.argument_starts[i];
         Some((at, end))
@@ -112,6 +130,7 @@ impl CallCore {
 
     /// Whether an argument of this name was already begun.
     pub(crate) fn has_argument(&self, name: &str) -> bool {
+        name_probes(1);
         self.first_start.contains_key(name)
     }
 }
@@ -256,6 +275,7 @@ impl Assembler {
         at: usize,
         name: &str,
     ) {
+        name_probes(1);
         let argument = core.first_start.get(name).copied();
         self.record_repair(w, base, core, kind, at, argument);
     }
@@ -281,6 +301,7 @@ impl Assembler {
         at: usize,
         argument: Option<usize>,
     ) {
+        name_probes(1);
         let entry = core.repair_index.get(&(kind, argument)).copied();
         if let Some(i) = entry
             && core.repairs[i].is_full()

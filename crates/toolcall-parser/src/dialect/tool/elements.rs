@@ -448,7 +448,9 @@ impl ToolXml {
             return self.close_frame(w, base, call, frame, at, out);
         }
         // A close tag that does not match the open element.
+        // The stack is at most `max_depth` deep: a bounded scan.
         let target = call.stack.iter().rposition(|f| f.element.name == name);
+        crate::assemble::name_probes(call.stack.len() - target.unwrap_or(0));
         if let Some(k) = target {
             let revertible = call.stack[k].role == Role::Value
                 && call.stack[k + 1..].iter().all(|f| f.tentative);
