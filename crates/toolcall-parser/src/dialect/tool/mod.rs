@@ -379,7 +379,8 @@ mod tests {
             }
             s + "</function>\n</tool_call>"
         };
-        let cases: [(&str, &dyn Fn(usize) -> String, Dialect, &str); 3] = [
+        type Make<'a> = &'a dyn Fn(usize) -> String;
+        let cases: [(&str, Make<'_>, Dialect, &str); 3] = [
             ("tool", &xml, Dialect::Tool, "string"),
             ("tool, typed as integers", &xml, Dialect::Tool, "integer"),
             ("qwen3-coder", &qwen, Dialect::Qwen3Coder, "integer"),
