@@ -21,6 +21,12 @@ const CALL_CLOSE: &str = "</arguments></tool>\n";
 /// The input of `case` at size step `n` (about `n` KiB, or `n` thousand items), and its options.
 fn input(case: &str, n: usize) -> (String, ParseOptions) {
     let mut opts = ParseOptions::default();
+    if case == "qwen-params" {
+        opts.dialect = toolcall_parser::Dialect::Qwen3Coder;
+    }
+    if case == "hermes-values" {
+        opts.dialect = toolcall_parser::Dialect::Hermes;
+    }
     if case.starts_with("many-names") {
         opts.limits.max_elements = usize::MAX;
         if case.ends_with("qwen") {
@@ -91,6 +97,36 @@ fn input(case: &str, n: usize) -> (String, ParseOptions) {
         "many-elements" => {
             format!("{CALL_OPEN}<c>{}</c>{CALL_CLOSE}", "<b/>".repeat(99_000)).repeat(n)
         }
+        // Item 5: candidates for the worst peak ÷ input under the default limits.
+        "elements-one-call" => format!("{CALL_OPEN}<c>{}</c>{CALL_CLOSE}", "<b/>".repeat(n * 1000)),
+        "attributes" => format!(
+            "{CALL_OPEN}<c>{}</c>{CALL_CLOSE}",
+            "<b x=\"\" y=\"\" z=\"\"/>".repeat(n * 250)
+        ),
+        "text-elements" => format!("{CALL_OPEN}<c>{}</c>{CALL_CLOSE}", "x<b/>".repeat(n * 1000)),
+        "text-cdata" => format!(
+            "{CALL_OPEN}<c>{}</c>{CALL_CLOSE}",
+            "x<![CDATA[]]>".repeat(n * 1000)
+        ),
+        "named-elements" => {
+            let mut s = format!("{CALL_OPEN}<c>");
+            for i in 0..n * 1000 {
+                s.push_str(&format!("<b{}/>", i % 10));
+            }
+            s + "</c>" + CALL_CLOSE
+        }
+        "legacy-values" => format!(
+            "<tool>{{\"tool_name\": \"w\", \"arguments\": {{\"a\": [{}0]}}}}</tool>",
+            "0,".repeat(n * 1000)
+        ),
+        "qwen-params" => format!(
+            "<tool_call>\n<function=w>\n{}</function>\n</tool_call>",
+            "<parameter=a>\n</parameter>\n".repeat(n * 1000)
+        ),
+        "hermes-values" => format!(
+            "<tool_call>\n{{\"name\": \"w\", \"arguments\": {{\"a\": [{}0]}}}}\n</tool_call>",
+            "0,".repeat(n * 1000)
+        ),
         // Item 5: many CDATA sections in one value.
         "cdata-sections" => format!(
             "{CALL_OPEN}<c>{}</c>{CALL_CLOSE}",
@@ -111,7 +147,15 @@ const CASES: &[(&str, &[usize])] = &[
     ("many-names-repairs", &[25, 50, 100, 200]),
     ("many-names-legacy", &[25, 50, 100, 200]),
     ("many-names-qwen", &[25, 50, 100, 200]),
-    ("many-elements", &[1, 2, 4, 8]),
+    ("many-elements", &[1, 2, 4, 8, 16]),
+    ("elements-one-call", &[12, 25, 50, 99]),
+    ("attributes", &[12, 25, 50, 99]),
+    ("text-elements", &[12, 25, 50, 99]),
+    ("text-cdata", &[12, 25, 50, 99]),
+    ("named-elements", &[12, 25, 50, 99]),
+    ("legacy-values", &[12, 25, 50, 99]),
+    ("qwen-params", &[12, 25, 50, 99]),
+    ("hermes-values", &[12, 25, 50, 99]),
     ("cdata-sections", &[2048, 4096, 8192, 16384]),
 ];
 

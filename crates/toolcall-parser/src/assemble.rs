@@ -52,6 +52,8 @@ pub(crate) struct Assembler {
     /// Calls begun so far.
     calls: usize,
     call_limit_reported: bool,
+    /// Elements of the calls finished so far, for `max_input_elements`.
+    input_elements: usize,
 }
 
 /// The parts of one call that do not depend on the dialect.
@@ -166,6 +168,7 @@ impl Assembler {
             prose_start: 0,
             calls: 0,
             call_limit_reported: false,
+            input_elements: 0,
         }
     }
 
@@ -201,24 +204,60 @@ impl Assembler {
         at: usize,
         out: &mut Vec<StreamEvent>,
     ) -> bool {
-        if self.calls < self.opts.limits.max_calls {
+        let limits = &self.opts.limits;
+        let message = if self.calls >= limits.max_calls {
+            format!(
+                "more than {} calls in one response; the rest are left as prose",
+                limits.max_calls
+            )
+        } else if self.input_elements >= limits.max_input_elements {
+            format!(
+                "the calls of one response hold more than {} elements, attributes and CDATA \
+                 sections; the rest are left as prose",
+                limits.max_input_elements
+            )
+        } else {
             return true;
-        }
+        };
         if !self.call_limit_reported {
             self.call_limit_reported = true;
             self.emit_prose(w, base, at, out);
             let p = self.locator.locate(w, base, at);
             out.push(StreamEvent::Error {
-                error: Box::new(ParseError::new(
-                    ErrorKind::LimitExceeded,
-                    format!(
-                        "more than {} calls in one response; the rest are left as prose",
-                        self.opts.limits.max_calls
-                    ),
-                    p,
-                )),
+                error: Box::new(ParseError::new(ErrorKind::LimitExceeded, message, p)),
             });
         }
+        false
+    }
+
+    /// Counts `n` more elements (attributes, CDATA sections) in the call; `false`, with the
+    /// call's `limit_exceeded` error at `at`, when that is more than `max_elements` or than what
+    /// `max_input_elements` leaves.
+    pub(crate) fn count_elements(
+        &mut self,
+        w: &str,
+        base: usize,
+        core: &mut CallCore,
+        n: usize,
+        at: usize,
+    ) -> bool {
+        core.elements = core.elements.saturating_add(n);
+        let limits = &self.opts.limits;
+        let message = if core.elements > limits.max_elements {
+            format!(
+                "the call has more than {} elements, attributes and CDATA sections",
+                limits.max_elements
+            )
+        } else if self.input_elements.saturating_add(core.elements) > limits.max_input_elements {
+            format!(
+                "the calls of one response hold more than {} elements, attributes and CDATA \
+                 sections",
+                limits.max_input_elements
+            )
+        } else {
+            return true;
+        };
+        self.error(w, base, core, ErrorKind::LimitExceeded, message, at);
         false
     }
 
@@ -482,6 +521,13 @@ impl Assembler {
         out: &mut Vec<StreamEvent>,
     ) {
         complete_snippet(w, base, &mut core, end, Some(end));
+        // Arguments read as JSON count their values, as `max_elements` counts them, when the
+        // dialect did not count them itself.
+        let elements = match &arguments {
+            Arguments::Json(map) if core.elements == 0 => json_nodes(map),
+            _ => core.elements,
+        };
+        self.input_elements = self.input_elements.saturating_add(elements);
         let index = core.index;
         let result = match core.error.take() {
             Some(e) => Err(Box::new(e)),
@@ -663,6 +709,18 @@ impl Assembler {
         }
         map
     }
+}
+
+/// Objects, arrays and members or items of JSON arguments: the values `max_elements` counts.
+fn json_nodes(map: &Map) -> usize {
+    fn nodes(v: &Value) -> usize {
+        match v {
+            Value::Array(items) => 1 + items.iter().map(nodes).sum::<usize>(),
+            Value::Object(m) => 1 + m.values().map(nodes).sum::<usize>(),
+            _ => 1,
+        }
+    }
+    map.values().map(nodes).sum()
 }
 
 /// The delta's text. A short one (a streamed chunk's few bytes) is copied into a string of its
