@@ -18,6 +18,7 @@ fn options(flags: u8) -> ParseOptions {
             max_call_bytes: 120,
             max_argument_bytes: 24,
             max_elements: 6,
+            max_input_elements: 10,
         }
     } else {
         Limits::default()

@@ -117,6 +117,8 @@ pub enum Limit {
     MaxArgumentBytes,
     /// `max_elements`.
     MaxElements,
+    /// `max_input_elements`.
+    MaxInputElements,
 }
 
 impl Limit {
@@ -129,6 +131,7 @@ impl Limit {
             Limit::MaxCallBytes => "max_call_bytes",
             Limit::MaxArgumentBytes => "max_argument_bytes",
             Limit::MaxElements => "max_elements",
+            Limit::MaxInputElements => "max_input_elements",
         }
     }
 }
