@@ -14,7 +14,7 @@ use toolcall::parser::{ParseError, ParseResult, StreamEvent, ToolCall};
 pub(crate) fn result_to_py<'py>(
     py: Python<'py>,
     result: &ParseResult,
-    offsets: &mut CharOffsets,
+    offsets: &mut CharOffsets<'_>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let calls = PyList::empty(py);
     let errors = PyList::empty(py);
@@ -38,7 +38,7 @@ pub(crate) fn result_to_py<'py>(
 pub(crate) fn event_to_py<'py>(
     py: Python<'py>,
     event: &StreamEvent,
-    offsets: &mut CharOffsets,
+    offsets: &mut CharOffsets<'_>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let d = PyDict::new(py);
     let kind = intern!(py, "event");
@@ -97,7 +97,7 @@ pub(crate) fn event_to_py<'py>(
 fn call_to_py<'py>(
     py: Python<'py>,
     call: &ToolCall,
-    offsets: &mut CharOffsets,
+    offsets: &mut CharOffsets<'_>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let d = PyDict::new(py);
     d.set_item(intern!(py, "tool_name"), &call.tool_name)?;
@@ -130,7 +130,7 @@ fn call_to_py<'py>(
 fn error_to_py<'py>(
     py: Python<'py>,
     e: &ParseError,
-    offsets: &mut CharOffsets,
+    offsets: &mut CharOffsets<'_>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let d = PyDict::new(py);
     d.set_item(intern!(py, "kind"), e.kind.as_str())?;
@@ -152,7 +152,7 @@ fn error_to_py<'py>(
 
 fn span<'py>(
     py: Python<'py>,
-    offsets: &mut CharOffsets,
+    offsets: &mut CharOffsets<'_>,
     r: &std::ops::Range<usize>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let (start, end) = offsets.span(r);

@@ -53,9 +53,7 @@ fn parse<'py>(
     } else {
         parser::parse_with(&text, &options)
     };
-    let mut offsets = CharOffsets::default();
-    offsets.push(&text);
-    result_to_py(py, &result, &mut offsets)
+    result_to_py(py, &result, &mut CharOffsets::of(&text))
 }
 
 /// The incremental parser: `feed(chunk)` as text arrives, then `finish()`.
@@ -74,7 +72,7 @@ struct StreamParser {
 #[derive(Debug)]
 struct Stream {
     parser: parser::StreamParser,
-    offsets: CharOffsets,
+    offsets: CharOffsets<'static>,
     finished: bool,
 }
 
@@ -178,7 +176,7 @@ impl StreamParser {
 fn events_to_py<'py>(
     py: Python<'py>,
     events: &[StreamEvent],
-    offsets: &mut CharOffsets,
+    offsets: &mut CharOffsets<'_>,
 ) -> PyResult<Bound<'py, PyList>> {
     let list = PyList::empty(py);
     for e in events {
