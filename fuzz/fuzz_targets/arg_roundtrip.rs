@@ -54,6 +54,7 @@ fuzz_target!(|data: &[u8]| {
         encodings: vec![],
         legacy_json: false,
         span: 0..0,
+        fenced: false,
     };
     let xml = match call.to_xml() {
         Ok(xml) => {

@@ -349,6 +349,11 @@ fuzz_target!(|data: &[u8]| {
     let Some((tool_name, server_name, arguments)) = expected(&doc) else {
         return;
     };
+    // XML forbids `<` in an attribute value, but xml-rs 1.4 accepts some (`class="</x"`): such
+    // a document is not valid XML, so it is no oracle for us (found by the soak of 2026-11-25).
+    if lt_in_attribute_value(&doc) {
+        return;
+    }
     let ours = parse(&doc);
     let first = ours
         .segments
@@ -375,3 +380,21 @@ fuzz_target!(|data: &[u8]| {
     let lead = doc.len() - doc.trim_start_matches([' ', '\t', '\n', '\r']).len();
     assert_eq!(call.span.start, lead, "{doc:?}");
 });
+
+/// Whether a quoted attribute value inside a start tag holds `<` (which XML forbids).
+fn lt_in_attribute_value(doc: &str) -> bool {
+    let b = doc.as_bytes();
+    let mut in_tag = false;
+    let mut quote = 0u8;
+    for &c in b {
+        match (in_tag, quote, c) {
+            (false, _, b'<') => in_tag = true,
+            (true, 0, b'"' | b'\'') => quote = c,
+            (true, 0, b'>') => in_tag = false,
+            (true, q, _) if q != 0 && c == q => quote = 0,
+            (true, q, b'<') if q != 0 => return true,
+            _ => {}
+        }
+    }
+    false
+}

@@ -63,6 +63,26 @@ THREAD = ("<thread>\n  <event type=\"human\" id=\"0\" iteration=\"0\">What is 2+
           "{&quot;expression&quot;:&quot;2+2&quot;}</event>\n</thread>\nBased on the above thread, I will now")
 
 
+# cost_growth: (name, prefix, repeated part, suffix); the control byte 0x00 streams in 1-byte
+# chunks with argument deltas, the 4n text about 16 KiB; 0x27 in 8-byte chunks, about 64 KiB;
+# b"\xfe" in the repeated part is the copy's number. The shapes of known costly inputs, and ordinary ones for contrast.
+CALL_ARG = (b"<tool><tool_name>t</tool_name><arguments><a>", b"</a></arguments></tool>")
+COST = [
+    ("cdata-crlf", b"<tool><tool_name>t</tool_name><arguments><a><![CDATA[", b"x\r\n", b"]]></a></arguments></tool>"),
+    ("cdata-cr", b"<tool><tool_name>t</tool_name><arguments><a><![CDATA[", b"\r", b"]]></a></arguments></tool>"),
+    ("bare-ampersands", CALL_ARG[0], b"a && b ", CALL_ARG[1]),
+    ("ampersand-attribute", b"<tool><tool_name>t</tool_name><arguments><a x='", b"&", b"'>1</a></arguments></tool>"),
+    ("unclosed-comment", b"<tool><tool_name>t</tool_name><arguments><a><!--", b"x -", b""),
+    ("distinct-names", b"<tool><tool_name>t</tool_name><arguments>", b"<a\xfe>1</a\xfe>", b"</arguments></tool>"),
+    ("empty-elements", CALL_ARG[0], b"<b/>", CALL_ARG[1]),
+    ("items", CALL_ARG[0], b"<item>\xfe</item>", CALL_ARG[1]),
+    ("many-calls", b"", b"<tool><tool_name>t\xfe</tool_name><arguments><a>1</a></arguments></tool>\n", b""),
+    ("legacy-json", b"<tool>{\"tool_name\":\"t\",\"arguments\":{\"a\":[", b"{\"k\":1},", b"1]}}</tool>"),
+    ("prose", b"", b"Some prose, a < b && c > d. ", b""),
+    ("text", CALL_ARG[0], b"fn main() { x &amp;&amp; y }\n", CALL_ARG[1]),
+]
+
+
 def write(target, name, data):
     d = os.path.join(ROOT, target)
     os.makedirs(d, exist_ok=True)
@@ -82,6 +102,9 @@ def main():
         write("ampersand_fallback", name, text.encode())
         write("differential_xml_rs", "amp-" + name, b"\x01" + text.encode())
     write("ampersand_fallback", "thread", THREAD.encode())
+    for name, prefix, repeat, suffix in COST:
+        write("cost_growth", name, b"\x00" + prefix + b"\xff" + repeat + b"\xff" + suffix)
+        write("cost_growth", name + "-64k", b"\x27" + prefix + b"\xff" + repeat + b"\xff" + suffix)
     # The structured targets read bytes through `arbitrary`: fixed pseudo-random seeds.
     rng = random.Random(1)
     for target in ["arg_roundtrip", "thread_wellformed", "schema_coerce", "differential_xml_rs"]:

@@ -371,6 +371,8 @@ pub fn blind_safe(v: &Value) -> bool {
                         && blind_safe(i)
                 })
         }
+        // `Value` is non-exhaustive; an integer beyond i64 reads back blind as a string.
+        _ => false,
     }
 }
 

@@ -6,7 +6,7 @@
 //! the build directory (`target/python`) are kept between runs: a second run installs nothing
 //! and rebuilds only what changed.
 
-use crate::shell::{self, cargo, root};
+use crate::shell::{Shell, cargo, root};
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -30,13 +30,13 @@ pub(crate) fn exists() -> bool {
 }
 
 /// The CI step: fmt, clippy, build into `target/python-venv`, pytest.
-pub(crate) fn check() -> Result<bool> {
+pub(crate) fn check(sh: &mut Shell) -> Result<bool> {
     let manifest = root().join(CRATE).join("Cargo.toml");
     let manifest = manifest.to_str().context("a UTF-8 path")?;
-    if !shell::run(cargo().args(["fmt", "--manifest-path", manifest, "--", "--check"]))? {
+    if !sh.run(cargo().args(["fmt", "--manifest-path", manifest, "--", "--check"]))? {
         return Ok(false);
     }
-    if !shell::run(build_dir(cargo()).args([
+    if !sh.run(build_dir(cargo()).args([
         "clippy",
         "--manifest-path",
         manifest,
@@ -49,11 +49,11 @@ pub(crate) fn check() -> Result<bool> {
     ]))? {
         return Ok(false);
     }
-    let venv = venv("python-venv", TEST_REQUIREMENTS)?;
-    if !develop(&venv)? {
+    let venv = venv(sh, "python-venv", TEST_REQUIREMENTS)?;
+    if !develop(sh, &venv)? {
         return Ok(false);
     }
-    shell::run(
+    sh.run(
         Command::new(bin(&venv, "python"))
             .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
             .arg(root().join(CRATE).join("tests"))
@@ -64,11 +64,12 @@ pub(crate) fn check() -> Result<bool> {
 /// `cargo xtask vllm`: the vLLM plugin's tests against the real vLLM, in `target/vllm-venv`
 /// (made once: installing vLLM takes minutes and gigabytes, so `cargo xtask ci` does not).
 pub(crate) fn vllm(args: &[String]) -> Result<bool> {
-    let venv = venv("vllm-venv", VLLM_REQUIREMENTS)?;
-    if !develop(&venv)? {
+    let sh = &mut Shell::terminal();
+    let venv = venv(sh, "vllm-venv", VLLM_REQUIREMENTS)?;
+    if !develop(sh, &venv)? {
         return Ok(false);
     }
-    shell::run(
+    sh.run(
         Command::new(bin(&venv, "python"))
             .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
             .arg(root().join(CRATE).join("tests").join("test_vllm.py"))
@@ -80,11 +81,12 @@ pub(crate) fn vllm(args: &[String]) -> Result<bool> {
 /// `cargo xtask bench --python`: the package beside SGLang's Qwen3-Coder detector, in one
 /// process, on the same inputs.
 pub(crate) fn bench(args: &[String]) -> Result<bool> {
-    let venv = venv("python-bench-venv", BENCH_REQUIREMENTS)?;
-    if !develop(&venv)? {
+    let sh = &mut Shell::terminal();
+    let venv = venv(sh, "python-bench-venv", BENCH_REQUIREMENTS)?;
+    if !develop(sh, &venv)? {
         return Ok(false);
     }
-    shell::run(
+    sh.run(
         Command::new(bin(&venv, "python"))
             .arg(
                 root()
@@ -98,8 +100,8 @@ pub(crate) fn bench(args: &[String]) -> Result<bool> {
 }
 
 /// Builds the package (release) into `venv`, editable: its Python files are the source's.
-fn develop(venv: &Path) -> Result<bool> {
-    shell::run(
+fn develop(sh: &mut Shell, venv: &Path) -> Result<bool> {
+    sh.run(
         build_dir(Command::new(bin(venv, "maturin")))
             .args(["develop", "--release", "--manifest-path"])
             .arg(root().join(CRATE).join("Cargo.toml"))
@@ -115,7 +117,7 @@ fn build_dir(mut cmd: Command) -> Command {
 }
 
 /// `target/NAME` with `requirements` installed: made and filled once, reused after.
-fn venv(name: &str, requirements: &[&str]) -> Result<PathBuf> {
+fn venv(sh: &mut Shell, name: &str, requirements: &[&str]) -> Result<PathBuf> {
     let dir = root().join("target").join(name);
     let ready = dir.join(".requirements");
     let wanted = requirements.join("\n");
@@ -132,11 +134,11 @@ fn venv(name: &str, requirements: &[&str]) -> Result<PathBuf> {
                     .is_ok_and(|o| o.status.success())
             })
             .context("no python3 on PATH: the Python package needs Python 3.9 or later")?;
-        if !shell::run(Command::new(python).args(["-m", "venv"]).arg(&dir))? {
+        if !sh.run(Command::new(python).args(["-m", "venv"]).arg(&dir))? {
             bail!("cannot make a virtual environment at {}", dir.display());
         }
     }
-    if !shell::run(
+    if !sh.run(
         Command::new(bin(&dir, "python"))
             .args(["-m", "pip", "install", "-q", "--disable-pip-version-check"])
             .args(requirements),

@@ -5,8 +5,10 @@
 //! [`Value::Int`] does not become a `String`. (To read the *raw tree* by the target type, so that
 //! a `String` field receives `007`, use [`crate::decode::decode`].) `Option` fields read `null`
 //! as `None`; enums are a string (unit variant) or an object with one member (variant with data).
+//! A [`Value::BigInt`] is offered as a `u64`, `i128` or `u128`, whichever holds it (so an `i128`
+//! field receives it exactly), and beyond 128 bits as the nearest `f64`.
 
-use crate::{Map, Value};
+use crate::{BigInt, Map, Value};
 use serde::de::value::{BorrowedStrDeserializer, MapDeserializer, SeqDeserializer};
 use serde::de::{self, DeserializeOwned, Deserializer, IntoDeserializer, Unexpected, Visitor};
 use serde::forward_to_deserialize_any;
@@ -76,6 +78,7 @@ fn unexpected(v: &Value) -> Unexpected<'_> {
         Value::Null => Unexpected::Unit,
         Value::Bool(b) => Unexpected::Bool(*b),
         Value::Int(i) => Unexpected::Signed(*i),
+        Value::BigInt(_) => Unexpected::Other("an integer beyond 64 bits"),
         Value::Float(f) => Unexpected::Float(*f),
         Value::String(s) => Unexpected::Str(s),
         Value::Array(_) => Unexpected::Seq,
@@ -99,6 +102,19 @@ impl<'de> IntoDeserializer<'de, Error> for &'de Value {
     }
 }
 
+/// Offers a large integer to `visitor` in the narrowest type that holds it.
+fn visit_big_int<'de, V: Visitor<'de>>(n: &BigInt, visitor: V) -> Result<V::Value, Error> {
+    if let Some(u) = n.to_u64() {
+        visitor.visit_u64(u)
+    } else if let Some(i) = n.to_i128() {
+        visitor.visit_i128(i)
+    } else if let Some(u) = n.to_u128() {
+        visitor.visit_u128(u)
+    } else {
+        visitor.visit_f64(n.to_f64())
+    }
+}
+
 /// The one member of an object read as an enum variant with data.
 fn single_member(m: &Map) -> Result<(), Error> {
     if m.len() == 1 {
@@ -119,6 +135,7 @@ impl<'de> Deserializer<'de> for Value {
             Value::Null => visitor.visit_unit(),
             Value::Bool(b) => visitor.visit_bool(b),
             Value::Int(i) => visitor.visit_i64(i),
+            Value::BigInt(n) => visit_big_int(&n, visitor),
             Value::Float(f) => visitor.visit_f64(f),
             Value::String(s) => visitor.visit_string(s),
             Value::Array(items) => SeqDeserializer::new(items.into_iter()).deserialize_any(visitor),
@@ -180,6 +197,7 @@ impl<'de> Deserializer<'de> for &'de Value {
             Value::Null => visitor.visit_unit(),
             Value::Bool(b) => visitor.visit_bool(*b),
             Value::Int(i) => visitor.visit_i64(*i),
+            Value::BigInt(n) => visit_big_int(n, visitor),
             Value::Float(f) => visitor.visit_f64(*f),
             Value::String(s) => visitor.visit_borrowed_str(s),
             Value::Array(items) => SeqDeserializer::new(items.iter()).deserialize_any(visitor),
@@ -344,6 +362,22 @@ mod tests {
         assert_eq!(from_value::<Value>(original.clone()).unwrap(), original);
         let j: serde_json::Value = from_value(original.clone()).unwrap();
         assert_eq!(Value::from(j), original);
+    }
+
+    #[test]
+    fn big_ints_reach_128_bit_fields_exactly() {
+        let v = Value::from(i128::MIN);
+        assert_eq!(from_value::<i128>(v.clone()).unwrap(), i128::MIN);
+        assert!(from_value::<i64>(v.clone()).is_err());
+        assert_eq!(from_value::<Value>(v.clone()).unwrap(), v);
+        let u = Value::from(u64::MAX);
+        assert_eq!(u64::deserialize(&u).unwrap(), u64::MAX);
+        assert_eq!(
+            from_value::<serde_json::Value>(u).unwrap(),
+            json!(18446744073709551615u64)
+        );
+        let huge = Value::parse_integer(&"9".repeat(40)).unwrap();
+        assert_eq!(from_value::<f64>(huge).unwrap(), 1e40);
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Blind type inference for scalar text, exactly the rules of ADR-0019, with its edges decided.
+//! Blind type inference for scalar text, exactly the rules of docs/FORMAT.md §5.2, with their edges decided.
 //!
 //! | text | value |
 //! | --- | --- |
@@ -16,7 +16,7 @@
 
 use crate::Value;
 
-/// Infers the value of already-trimmed text by ADR-0019's rules; never fails, never panics.
+/// Infers the value of already-trimmed text by the rules of FORMAT.md §5.2; never fails, never panics.
 ///
 /// ```
 /// use arg_types::{infer::infer_scalar, Value};

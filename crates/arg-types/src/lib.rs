@@ -1,12 +1,15 @@
 //! Argument values for text tool calls: the typed heart of arguments, usable on its own.
 //!
 //! - [`Value`] and [`Map`]: argument values, with JSON conversions, serde, and [`from_value`].
-//! - [`infer`]: ADR-0019's blind type inference for scalar text.
+//! - [`infer`]: blind type inference (docs/FORMAT.md §5.2) for scalar text.
 //! - [`tree`]: blind conversion of an element tree ([`tree::arguments_from_element`]).
 //! - [`schema`]: reading the raw tree through a tool's JSON Schema
 //!   ([`schema::coerce_arguments`]), so that `007` stays a string when the schema says so.
 //! - [`decode()`]: typed decoding of the raw tree, driven by the target type.
 //! - [`write`](mod@write): the writer, values back to argument elements.
+//! - [`raw`]: raw-text arguments (the Qwen3-Coder family's `<parameter=name>`) typed by their
+//!   schema ([`raw::type_raw`], [`raw::type_raw_arguments`]); [`literal`]: the JSON and Python
+//!   literal readers they use; [`number`]: exact numbers ([`BigInt`], exact decimal comparison).
 //!
 //! ```
 //! use arg_types::{tree::arguments_from_element, write::write_arguments, Map, Value};
@@ -26,6 +29,9 @@ pub mod de;
 pub mod decode;
 pub mod infer;
 pub mod json_schema;
+pub mod literal;
+pub mod number;
+pub mod raw;
 pub mod schema;
 pub mod tree;
 pub mod value;
@@ -36,5 +42,5 @@ pub use decode::{DecodeError, decode};
 pub use infer::infer_scalar;
 pub use schema::{CoerceError, coerce_arguments, coerce_element};
 pub use tree::{arguments_from_element, value_from_element};
-pub use value::{Map, Value};
+pub use value::{BigInt, Map, Value};
 pub use write::{WriteError, write_arguments, write_value};

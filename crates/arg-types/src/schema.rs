@@ -17,7 +17,7 @@
 //! Scalar text is trimmed; CDATA is accepted by every type (it only quotes text). Also handled:
 //! `properties`, `required`, `additionalProperties` (`false` rejects unknown members, a schema
 //! coerces them, absent or `true` infers them blind), `items` / `prefixItems`, `enum` and
-//! `const` (after coercion; numbers compare by value), `anyOf` / `oneOf` (the first branch that
+//! `const` (after coercion; numbers compare exactly by decimal value), `anyOf` / `oneOf` (the first branch that
 //! coerces, in the order given), `type` lists (in the order given, except that the text `null`
 //! takes `null` first when it is allowed), local `$ref`s (`#/$defs/…`), and `allOf` (merged),
 //! all read as [`crate::json_schema`] reads them.
@@ -29,12 +29,16 @@ use crate::infer::{NumberSyntax, number_syntax, parse_float};
 use crate::json_schema::{
     SchemaDoc, alternatives, enum_values, item_schema, merge_into, required, types,
 };
+use crate::number::Decimal;
 use crate::tree::{groups, inner_markup, is_mixed, value_from_element_in};
 use crate::{Map, Value};
 use serde_json::Value as Json;
+use std::collections::HashSet;
 use std::fmt;
-use xml_fallback::text::{array_items, element_value, is_blank, is_wrapper, trim_xml};
-use xml_fallback::tree::{Element, Node};
+use xml_fallback::text::{
+    array_items, element_value, is_blank, is_empty_element, is_wrapper, trim_xml,
+};
+use xml_fallback::tree::Element;
 
 /// An argument that does not fit the schema, worded so that it can be sent back to the model.
 ///
@@ -303,6 +307,15 @@ impl<'a> Coercer<'a> {
         if types.is_empty() {
             return Some(self.blind(els));
         }
+        if !s.contains_key("type")
+            && types == ["object"]
+            && !matches!(els, [e] if e.has_child_elements() || is_empty_element(e))
+        {
+            // `properties`, `required`, `additionalProperties` without `type` read an object
+            // when the element holds one; JSON Schema applies them to objects only, so any other
+            // value is valid, and is read as no schema would read it.
+            return Some(self.blind(els));
+        }
         if let [single] = els {
             if types.contains(&"null") && is_null_text(single) {
                 return Some(Value::Null);
@@ -414,7 +427,9 @@ impl<'a> Coercer<'a> {
         rest.remove("const");
         let rest_json = Json::Object(rest);
         let expected = describe_enum(values);
-        if !types(&rest_json).is_empty()
+        // Typed by an explicit `type` only: a type implied by `properties` or `items` does not
+        // restrict the listed values (`{"const": "x", "properties": {}}` accepts "x").
+        if (rest_json.get("type").is_some() && !types(&rest_json).is_empty())
             || rest_json.get("anyOf").is_some()
             || rest_json.get("oneOf").is_some()
         {
@@ -430,19 +445,21 @@ impl<'a> Coercer<'a> {
                     return None;
                 }
             };
-            if values.iter().any(|c| same(&v, &Value::from(c))) {
+            let text = number_text(els);
+            if values.iter().any(|c| same(&v, c, text.as_deref())) {
                 return Some(v);
             }
             self.fail(path, &expected, &found(els), "");
             return None;
         }
         // Untyped: each allowed value is tried with its own type.
+        let text = number_text(els);
         for candidate in values {
             let want = Value::from(candidate);
             let mut typed = rest_json.clone();
             typed["type"] = Json::String(want.type_name().into());
             if let Ok(v) = self.attempt(|c| c.group(els, &typed, path))
-                && same(&v, &want)
+                && same(&v, candidate, text.as_deref())
             {
                 return Some(want);
             }
@@ -472,7 +489,7 @@ impl<'a> Coercer<'a> {
                     "integer" => integer(text),
                     "number" => number(text),
                     "boolean" => boolean(text),
-                    "null" if text.is_empty() || text.eq_ignore_ascii_case("null") => {
+                    "null" if is_empty_element(e) || text.eq_ignore_ascii_case("null") => {
                         Ok(Value::Null)
                     }
                     "null" => Err(""),
@@ -578,7 +595,9 @@ impl<'a> Coercer<'a> {
         };
         let mut out = Map::new();
         let mut ok = true;
-        for (name, siblings) in groups(e) {
+        let groups = groups(e);
+        let present: HashSet<&str> = groups.iter().map(|(name, _)| *name).collect();
+        for (name, siblings) in groups {
             let p = if path.is_empty() {
                 name.to_owned()
             } else {
@@ -587,11 +606,14 @@ impl<'a> Coercer<'a> {
             let member_schema = match props.get(name) {
                 Some(schema) => schema,
                 None if additional == &Json::Bool(false) => {
-                    let allowed: Vec<&str> = props.keys().map(String::as_str).collect();
+                    // At most 12 names: the message of each unknown member stays short, however
+                    // many properties the schema lists.
+                    let allowed: Vec<&str> = props.keys().take(12).map(String::as_str).collect();
+                    let more = if props.len() > 12 { ", …" } else { "" };
                     let message = if allowed.is_empty() {
                         "no members are allowed here".to_owned()
                     } else {
-                        format!("allowed: {}", allowed.join(", "))
+                        format!("allowed: {}{more}", allowed.join(", "))
                     };
                     self.fail(
                         &p,
@@ -612,7 +634,7 @@ impl<'a> Coercer<'a> {
             }
         }
         for name in required(s) {
-            if !out.contains_key(name) && e.child(name).is_none() {
+            if !out.contains_key(name) && !present.contains(name) {
                 let p = if path.is_empty() {
                     name.to_owned()
                 } else {
@@ -647,21 +669,52 @@ impl<'a> Coercer<'a> {
     }
 }
 
-/// Equality for enum membership: numbers compare by value (`1` equals `1.0`).
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Int(_) | Value::Float(_), Value::Int(_) | Value::Float(_)) => {
-            a == b || a.as_f64() == b.as_f64()
+/// The trimmed text of a single leaf element when it is written as a number: the exact text to
+/// compare with `enum`/`const` numbers.
+fn number_text(els: &[&Element]) -> Option<String> {
+    let [e] = els else { return None };
+    if e.has_child_elements() {
+        return None;
+    }
+    let text = element_value(e);
+    let text = trim_xml(&text);
+    Decimal::parse(text).map(|_| text.to_owned())
+}
+
+/// Whether the coerced value `v` is the listed value `c` (docs/FORMAT.md §5.3, `enum`/`const`).
+/// Numbers compare exactly by their decimal value, never through `f64`: `2.50` is `2.5` and
+/// `2.0` is `2`, but `9007199254740993` is not `9007199254740992`. For a number written as
+/// `text`, the text is compared, not the value it was read as; numbers inside arrays and
+/// objects compare as held. Objects compare by members in any order.
+pub(crate) fn same(v: &Value, c: &Json, text: Option<&str>) -> bool {
+    match (v, c) {
+        (Value::Int(_) | Value::BigInt(_) | Value::Float(_), Json::Number(n)) => {
+            let held = match text {
+                Some(t) => Decimal::parse(t),
+                None => Decimal::of_value(v),
+            };
+            held.is_some_and(|d| Decimal::of_json(n).is_some_and(|e| d == e))
         }
-        _ => a == b,
+        (Value::Null, Json::Null) => true,
+        (Value::Bool(a), Json::Bool(b)) => a == b,
+        (Value::String(a), Json::String(b)) => a == b,
+        (Value::Array(a), Json::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y, None))
+        }
+        (Value::Object(a), Json::Object(b)) => {
+            a.len() == b.len()
+                && b.iter()
+                    .all(|(k, y)| a.get(k).is_some_and(|x| same(x, y, None)))
+        }
+        _ => false,
     }
 }
 
-fn describe_types(types: &[&str]) -> String {
+pub(crate) fn describe_types(types: &[&str]) -> String {
     types.join(" or ")
 }
 
-fn describe_enum(values: &[Json]) -> String {
+pub(crate) fn describe_enum(values: &[Json]) -> String {
     let shown: Vec<String> = values.iter().take(12).map(Json::to_string).collect();
     let more = if values.len() > 12 { ", …" } else { "" };
     if values.len() == 1 {
@@ -671,7 +724,7 @@ fn describe_enum(values: &[Json]) -> String {
     }
 }
 
-fn describe_any_of(branches: &[Json]) -> String {
+pub(crate) fn describe_any_of(branches: &[Json]) -> String {
     let mut parts: Vec<String> = Vec::new();
     for b in branches {
         let d = if !b.is_object() {
@@ -697,14 +750,6 @@ fn describe_any_of(branches: &[Json]) -> String {
     }
 }
 
-/// Whether `e` holds nothing: no child elements, no CDATA, blank text.
-fn is_empty_element(e: &Element) -> bool {
-    e.children.iter().all(|n| match n {
-        Node::Text(t) => is_blank(t),
-        _ => false,
-    })
-}
-
 /// Whether `e` is a leaf whose text (not CDATA) is `null` in any case.
 fn is_null_text(e: &Element) -> bool {
     !e.has_child_elements()
@@ -718,11 +763,15 @@ fn found(els: &[&Element]) -> String {
         [] => "nothing".into(),
         [e] => {
             if e.has_child_elements() {
+                // The first five distinct names at most: enough to show four and say "…".
                 let mut names: Vec<String> = Vec::new();
                 for c in e.child_elements() {
                     let n = format!("<{}>", c.name);
                     if !names.contains(&n) {
                         names.push(n);
+                        if names.len() > 4 {
+                            break;
+                        }
                     }
                 }
                 let shown = names.iter().take(4).cloned().collect::<Vec<_>>().join(", ");
@@ -730,8 +779,20 @@ fn found(els: &[&Element]) -> String {
                 format!("an element with child elements {shown}{more}")
             } else {
                 let text = element_value(e);
-                if is_blank(&text) && !e.has_cdata() {
+                if is_empty_element(e) {
                     "an empty element".into()
+                } else if is_blank(&text) && !e.has_cdata() {
+                    let names: Vec<&str> = e
+                        .attributes
+                        .iter()
+                        .take(4)
+                        .map(|a| a.name.as_str())
+                        .collect();
+                    let more = if e.attributes.len() > 4 { ", …" } else { "" };
+                    format!(
+                        "an element with attributes only ({}{more})",
+                        names.join(", ")
+                    )
                 } else {
                     let shown: String = text.chars().take(60).collect();
                     let more = if text.chars().nth(60).is_some() {
@@ -747,34 +808,20 @@ fn found(els: &[&Element]) -> String {
     }
 }
 
-fn integer(text: &str) -> Result<Value, &'static str> {
+/// How many digits an integer written with a fraction or an exponent (`1e30`, `2.50e2`) may
+/// expand to: `1e999` is an integer of 1,000 digits, `1e1000` is out of range. (Integers written
+/// as plain digits have no such bound: their digits are all in the text.)
+pub(crate) const MAX_EXPANDED_DIGITS: usize = 1_000;
+
+/// An integer from trimmed text, exactly: `[+-]digits` of any length, or a number whose exact
+/// decimal value is whole (`7.0`, `1e3`, `9.007199254740993e15`); never through `f64`.
+pub(crate) fn integer(text: &str) -> Result<Value, &'static str> {
     match number_syntax(text) {
-        Some(NumberSyntax::Integer) => text
-            .parse::<i64>()
-            .map(Value::Int)
-            .map_err(|_| "out of range for a 64-bit integer"),
+        Some(NumberSyntax::Integer) => Value::parse_integer(text).ok_or(""),
         Some(NumberSyntax::Float) => {
-            // `7.0`, `7.` and `7.000` are integers; exponent forms are read as floats and must
-            // land exactly on an integer no larger than 2^53.
-            if let Some((int_part, frac)) = text.split_once('.')
-                && !frac.contains(['e', 'E'])
-                && frac.bytes().all(|b| b == b'0')
-            {
-                let int_part = if matches!(int_part, "" | "+" | "-") {
-                    "0"
-                } else {
-                    int_part
-                };
-                return int_part
-                    .parse::<i64>()
-                    .map(Value::Int)
-                    .map_err(|_| "out of range for a 64-bit integer");
-            }
-            match parse_float(text) {
-                Some(f) if f.fract() == 0.0 && f.abs() <= 9_007_199_254_740_992.0 => {
-                    Ok(Value::Int(f as i64))
-                }
-                Some(f) if f.fract() == 0.0 => Err("out of range for an exact integer"),
+            match Decimal::parse(text).map(|d| d.to_integer(MAX_EXPANDED_DIGITS)) {
+                Some(Ok(v)) => Ok(v),
+                Some(Err(true)) => Err("out of range for an exact integer"),
                 _ => Err("not a whole number"),
             }
         }
@@ -783,12 +830,11 @@ fn integer(text: &str) -> Result<Value, &'static str> {
     }
 }
 
-fn number(text: &str) -> Result<Value, &'static str> {
+/// A number from trimmed text: integer text as an exact integer (of any size), other numbers as
+/// the nearest `f64`.
+pub(crate) fn number(text: &str) -> Result<Value, &'static str> {
     match number_syntax(text) {
-        Some(NumberSyntax::Integer) => Ok(text.parse::<i64>().map(Value::Int).unwrap_or_else(
-            // Beyond i64: the nearest float, as JSON readers do.
-            |_| Value::Float(text.parse::<f64>().unwrap_or(f64::NAN)),
-        )),
+        Some(NumberSyntax::Integer) => Value::parse_integer(text).ok_or(""),
         Some(_) => parse_float(text)
             .map(Value::Float)
             .ok_or("out of range for a 64-bit float"),

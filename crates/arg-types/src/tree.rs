@@ -1,4 +1,4 @@
-//! Blind conversion of an element tree into [`Value`]s, without a schema (ADR-0019).
+//! Blind conversion of an element tree into [`Value`]s, without a schema (docs/FORMAT.md §5.2).
 //!
 //! - A leaf element's value text is [`element_value`] (the shared text rule). With a CDATA
 //!   section it is always a [`Value::String`]; otherwise it is inferred by
@@ -14,6 +14,8 @@
 
 use crate::infer::infer_scalar;
 use crate::{Map, Value};
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use xml_fallback::escape::Escaper;
 use xml_fallback::text::{element_value, is_blank, text_value, trim_xml};
 use xml_fallback::tree::{Element, Node};
@@ -172,13 +174,33 @@ pub(crate) fn is_mixed(e: &Element) -> bool {
         })
 }
 
-/// The child elements of `e` grouped by name, in order of first appearance.
+/// An element name as a key of the grouping index; under test, every comparison is counted
+/// ([`tests::NAME_COMPARISONS`]), so that a test can tell linear grouping from quadratic.
+#[derive(Clone, Copy, Hash)]
+pub(crate) struct Name<'a>(pub(crate) &'a str);
+
+impl PartialEq for Name<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        #[cfg(test)]
+        tests::NAME_COMPARISONS.with(|c| c.set(c.get() + 1));
+        self.0 == other.0
+    }
+}
+
+impl Eq for Name<'_> {}
+
+/// The child elements of `e` grouped by name, in order of first appearance: one pass with an
+/// index by name, so linear in the number of children (names are hashed, not searched).
 pub(crate) fn groups(e: &Element) -> Vec<(&str, Vec<&Element>)> {
     let mut out: Vec<(&str, Vec<&Element>)> = Vec::new();
+    let mut index: HashMap<Name<'_>, usize> = HashMap::new();
     for c in e.child_elements() {
-        match out.iter_mut().find(|(n, _)| *n == c.name) {
-            Some((_, v)) => v.push(c),
-            None => out.push((c.name.as_str(), vec![c])),
+        match index.entry(Name(&c.name)) {
+            Entry::Occupied(at) => out[*at.get()].1.push(c),
+            Entry::Vacant(slot) => {
+                slot.insert(out.len());
+                out.push((c.name.as_str(), vec![c]));
+            }
         }
     }
     out
@@ -311,7 +333,50 @@ fn write_node(n: &Node, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cell::Cell;
     use xml_fallback::tree::Attribute;
+
+    thread_local! {
+        /// How many times two names were compared while grouping.
+        pub(super) static NAME_COMPARISONS: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// Name comparisons made grouping the children of `e`.
+    fn comparisons(e: &Element) -> usize {
+        NAME_COMPARISONS.with(|c| c.set(0));
+        let g = groups(e);
+        assert!(!g.is_empty());
+        NAME_COMPARISONS.with(Cell::get)
+    }
+
+    fn with_children(names: impl Iterator<Item = String>) -> Element {
+        let mut e = Element::new("arguments");
+        e.children = names
+            .map(|n| Node::Element(Element::with_text(n, "1")))
+            .collect();
+        e
+    }
+
+    /// Grouping compares each name about once (a hash index), not with every earlier name: at
+    /// n and 4n children the count stays within 2n, where a linear search would make n²/2.
+    #[test]
+    fn grouping_is_linear_in_the_number_of_names() {
+        for n in [2_000, 8_000] {
+            let distinct = with_children((0..n).map(|i| format!("p{i}")));
+            let repeated = with_children((0..n).map(|i| format!("p{}", i % 3)));
+            let interleaved = with_children((0..n).map(|i| format!("p{}", i % (n / 2))));
+            for e in [&distinct, &repeated, &interleaved] {
+                let c = comparisons(e);
+                assert!(c <= 2 * n, "{n} children: {c} comparisons");
+            }
+            // Repeats must be found: at least one comparison per repeated child.
+            assert!(comparisons(&repeated) >= n - 3);
+        }
+        let small = with_children((0..10).map(|i| format!("p{}", i % 4)));
+        let g = groups(&small);
+        let shape: Vec<(&str, usize)> = g.iter().map(|(n, v)| (*n, v.len())).collect();
+        assert_eq!(shape, [("p0", 3), ("p1", 3), ("p2", 2), ("p3", 2)]);
+    }
 
     fn el(name: &str, children: Vec<Node>) -> Element {
         let mut e = Element::new(name);

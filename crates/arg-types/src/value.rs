@@ -11,8 +11,13 @@
 //!   in [`Serialize`]). Reading JSON back does not turn those strings into floats: a string is a
 //!   string.
 //! - A JSON integer that fits `i64` becomes [`Value::Int`]; a larger one (`u64` beyond
-//!   `i64::MAX`) becomes [`Value::Float`], the nearest `f64`, as most JSON readers would read it.
+//!   `i64::MAX`) becomes [`Value::BigInt`], exactly.
 //! - A JSON number written with a fraction or exponent (`1.0`, `1e3`) stays a [`Value::Float`].
+//! - A [`Value::BigInt`] serializes with every digit (`serde_json::to_string`). In a
+//!   `serde_json::Value`, which holds no integer beyond `u64` (the workspace does not build
+//!   serde_json with `arbitrary_precision`), one beyond `u64` becomes the nearest `f64`; serialize
+//!   the [`Value`] itself to keep every digit. Likewise JSON *text* read through serde_json gives
+//!   integers beyond `u64` as the nearest float; [`crate::literal::parse_json`] keeps them.
 //!
 //! ```
 //! use arg_types::Value;
@@ -20,9 +25,13 @@
 //! assert_eq!(serde_json::Value::from(v.clone()), serde_json::json!("NaN"));
 //! assert_eq!(serde_json::to_string(&v).unwrap(), r#""NaN""#);
 //! let big: Value = serde_json::json!(u64::MAX).into();
-//! assert_eq!(big, Value::Float(18446744073709551615.0));
+//! assert_eq!(big, Value::parse_integer("18446744073709551615").unwrap());
+//! let huge = Value::parse_integer("123456789012345678901234567890").unwrap();
+//! assert_eq!(serde_json::to_string(&huge).unwrap(), "123456789012345678901234567890");
+//! assert_eq!(serde_json::Value::from(huge), serde_json::json!(1.2345678901234568e29));
 //! ```
 
+pub use crate::number::BigInt;
 use indexmap::IndexMap;
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
@@ -36,7 +45,34 @@ use std::fmt;
 /// m.insert("line".to_string(), Value::Int(3));
 /// assert_eq!(Value::Object(m).get("line"), Some(&Value::Int(3)));
 /// ```
-#[derive(Debug, Clone, PartialEq, Default)]
+///
+/// # Equality
+///
+/// Equality is structural and **reflexive**, so `Value` is [`Eq`] and a parse result always
+/// equals itself and its clone:
+///
+/// - two floats are equal when they are the same `f64` bit for bit, except that every `NaN`
+///   equals every `NaN` whatever its sign and payload (all are written `NaN`). So
+///   `NaN == NaN`, and `0.0 != -0.0` (they are written `0.0` and `-0.0`);
+/// - a float never equals an integer (`Int(1) != Float(1.0)`: they are written `1` and `1.0`);
+/// - objects are equal when they hold the same members with equal values, in any order (as
+///   [`IndexMap`] compares); arrays item by item, in order.
+///
+/// Two values without objects are thus equal exactly when their [`Display`](fmt::Display)
+/// texts are.
+///
+/// ```
+/// use arg_types::Value;
+/// let nan = Value::Float(f64::NAN);
+/// assert_eq!(nan, nan.clone());
+/// assert_eq!(nan, Value::Float(-f64::NAN));
+/// assert_ne!(Value::Float(0.0), Value::Float(-0.0));
+/// assert_ne!(Value::Int(1), Value::Float(1.0));
+/// let nested = Value::Array(vec![Value::Float(f64::NAN), Value::Float(f64::INFINITY)]);
+/// assert_eq!(nested, nested.clone());
+/// ```
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub enum Value {
     /// `null`.
     #[default]
@@ -45,6 +81,8 @@ pub enum Value {
     Bool(bool),
     /// An integer that fits in `i64`.
     Int(i64),
+    /// An integer outside `i64`, every digit kept (see [`BigInt`]).
+    BigInt(BigInt),
     /// A floating-point number, possibly non-finite (`NaN`, `+Inf`, `-Inf`).
     Float(f64),
     /// Text.
@@ -57,6 +95,31 @@ pub enum Value {
 
 /// An ordered map from argument names to values, keeping document order.
 pub type Map = IndexMap<String, Value>;
+
+/// Float equality for [`Value`]: the same bits, or both `NaN`. An equivalence relation, unlike
+/// `==` on `f64`.
+pub(crate) fn same_float(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Null, Value::Null) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::BigInt(a), Value::BigInt(b)) => a == b,
+            (Value::Float(a), Value::Float(b)) => same_float(*a, *b),
+            (Value::String(a), Value::String(b)) => a == b,
+            (Value::Array(a), Value::Array(b)) => a == b,
+            (Value::Object(a), Value::Object(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+/// Equality on [`Value`] is reflexive (see [`Value`]'s "Equality").
+impl Eq for Value {}
 
 impl Value {
     /// The member `key` of an object.
@@ -106,16 +169,18 @@ impl Value {
         }
     }
 
-    /// The number as `f64`, if this is a [`Value::Int`] or a [`Value::Float`].
+    /// The number as `f64` (the nearest one for a large integer), if this is a number.
     ///
     /// ```
     /// use arg_types::Value;
     /// assert_eq!(Value::Int(2).as_f64(), Some(2.0));
+    /// assert_eq!(Value::from(u64::MAX).as_f64(), Some(18446744073709551615.0));
     /// assert_eq!(Value::String("2".into()).as_f64(), None);
     /// ```
     pub fn as_f64(&self) -> Option<f64> {
         match self {
             Value::Int(i) => Some(*i as f64),
+            Value::BigInt(n) => Some(n.to_f64()),
             Value::Float(f) => Some(*f),
             _ => None,
         }
@@ -153,7 +218,7 @@ impl Value {
         match self {
             Value::Null => "null",
             Value::Bool(_) => "boolean",
-            Value::Int(_) => "integer",
+            Value::Int(_) | Value::BigInt(_) => "integer",
             Value::Float(_) => "number",
             Value::String(_) => "string",
             Value::Array(_) => "array",
@@ -206,6 +271,7 @@ impl fmt::Display for Value {
             Value::Null => f.write_str("null"),
             Value::Bool(b) => write!(f, "{b}"),
             Value::Int(i) => write!(f, "{i}"),
+            Value::BigInt(n) => f.write_str(n.as_str()),
             Value::Float(x) => write_float(*x, f),
             Value::String(s) => write_json_string(s, f),
             Value::Array(items) => {
@@ -311,7 +377,7 @@ impl<T: Into<Value>> From<Option<T>> for Value {
 }
 
 /// To JSON: the identity, except that non-finite floats become the strings `"NaN"`, `"+Inf"`,
-/// `"-Inf"`.
+/// `"-Inf"`, and an integer beyond `u64` the nearest float.
 impl From<Value> for serde_json::Value {
     fn from(v: Value) -> Self {
         use serde_json::Value as J;
@@ -319,6 +385,10 @@ impl From<Value> for serde_json::Value {
             Value::Null => J::Null,
             Value::Bool(b) => J::Bool(b),
             Value::Int(i) => J::Number(i.into()),
+            Value::BigInt(n) => match n.to_u64() {
+                Some(u) => J::Number(u.into()),
+                None => serde_json::Number::from_f64(n.to_f64()).map_or(J::Null, J::Number),
+            },
             Value::Float(f) => match serde_json::Number::from_f64(f) {
                 Some(n) => J::Number(n),
                 None => J::String(non_finite_name(f).unwrap_or("NaN").to_owned()),
@@ -336,19 +406,20 @@ impl From<&Value> for serde_json::Value {
     }
 }
 
-/// From JSON: integers that fit `i64` become [`Value::Int`], other integers and all numbers
-/// with a fraction or exponent [`Value::Float`]; order of object members is kept.
+/// From JSON: integers that fit `i64` become [`Value::Int`], larger ones [`Value::BigInt`],
+/// numbers with a fraction or exponent [`Value::Float`]; order of object members is kept.
 impl From<serde_json::Value> for Value {
     fn from(j: serde_json::Value) -> Self {
         use serde_json::Value as J;
         match j {
             J::Null => Value::Null,
             J::Bool(b) => Value::Bool(b),
-            J::Number(n) => match n.as_i64() {
-                Some(i) => Value::Int(i),
+            J::Number(n) => match (n.as_i64(), n.as_u64()) {
+                (Some(i), _) => Value::Int(i),
+                (None, Some(u)) => Value::from(u),
                 // Without serde_json's `arbitrary_precision`, every number is an i64, a u64 or
                 // an f64, so `as_f64` always answers; NaN cannot occur.
-                None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+                _ => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
             },
             J::String(s) => Value::String(s),
             J::Array(items) => Value::Array(items.into_iter().map(Value::from).collect()),
@@ -366,13 +437,22 @@ impl From<&serde_json::Value> for Value {
 }
 
 /// Serializes as the JSON mapping does: non-finite floats as the strings `"NaN"`, `"+Inf"`,
-/// `"-Inf"`, so that `serde_json::to_string(&v)` equals the text of `serde_json::Value::from(v)`.
+/// `"-Inf"`, so that `serde_json::to_string(&v)` equals the text of `serde_json::Value::from(v)`
+/// — except for a [`Value::BigInt`] beyond `u64`, which serializes with every digit, as
+/// serde_json's raw number text (`serde_json::to_value` reads that back as the nearest float;
+/// formats other than JSON receive serde_json's raw-value token, a struct).
 impl Serialize for Value {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
             Value::Null => serializer.serialize_unit(),
             Value::Bool(b) => serializer.serialize_bool(*b),
             Value::Int(i) => serializer.serialize_i64(*i),
+            Value::BigInt(n) => match n.to_u64() {
+                Some(u) => serializer.serialize_u64(u),
+                None => serde_json::value::RawValue::from_string(n.as_str().to_owned())
+                    .map_err(serde::ser::Error::custom)?
+                    .serialize(serializer),
+            },
             Value::Float(f) => match non_finite_name(*f) {
                 Some(name) => serializer.serialize_str(name),
                 None => serializer.serialize_f64(*f),
@@ -421,15 +501,15 @@ impl<'de> Visitor<'de> for ValueVisitor {
     }
 
     fn visit_i128<E>(self, v: i128) -> Result<Value, E> {
-        Ok(i64::try_from(v).map_or(Value::Float(v as f64), Value::Int))
+        Ok(Value::from(v))
     }
 
     fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(i64::try_from(v).map_or(Value::Float(v as f64), Value::Int))
+        Ok(Value::from(v))
     }
 
     fn visit_u128<E>(self, v: u128) -> Result<Value, E> {
-        Ok(i64::try_from(v).map_or(Value::Float(v as f64), Value::Int))
+        Ok(Value::from(v))
     }
 
     fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
@@ -489,7 +569,7 @@ mod tests {
         assert_eq!(Value::from(json!(i64::MAX)), Value::Int(i64::MAX));
         assert_eq!(
             Value::from(json!(i64::MAX as u64 + 1)),
-            Value::Float(9223372036854775808.0)
+            Value::parse_integer("9223372036854775808").unwrap()
         );
         assert_eq!(Value::from(json!(1.0)), Value::Float(1.0));
         assert_eq!(Value::from(json!(1e3)), Value::Float(1000.0));
@@ -535,7 +615,7 @@ mod tests {
         let v: Value = serde_json::from_str(r#"{"b":1,"a":18446744073709551615,"c":2.5}"#).unwrap();
         let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
         assert_eq!(keys, ["b", "a", "c"]);
-        assert_eq!(v.get("a"), Some(&Value::Float(u64::MAX as f64)));
+        assert_eq!(v.get("a"), Some(&Value::from(u64::MAX)));
         assert_eq!(v.get("c"), Some(&Value::Float(2.5)));
     }
 

@@ -3,7 +3,7 @@
 //!
 //! Each value is one element per line, children indented by two spaces per level:
 //!
-//! - `null`, booleans and integers as their text; floats with the shortest text that reads back
+//! - `null`, booleans and integers (of any size) as their text; floats with the shortest text that reads back
 //!   as the same `f64`, always with a `.` or an exponent (`1.0`, `1e16`), and `NaN`, `+Inf`,
 //!   `-Inf`.
 //! - Strings entity-escaped ([`Escaper::TEXT`]) when that reads back blind as the same string;
@@ -28,7 +28,7 @@ use std::fmt;
 use xml_fallback::escape::Escaper;
 use xml_fallback::text::{text_value, trim_xml};
 
-/// Strings longer than this many characters are written in CDATA (ADR-0024's example rule).
+/// Strings longer than this many characters are written in CDATA (docs/FORMAT.md §3).
 pub const CDATA_THRESHOLD: usize = 1000;
 
 /// The element name used for the items of a wrapped array.
@@ -270,6 +270,7 @@ fn write_scalar(v: &Value, out: &mut String) {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Int(i) => out.push_str(&i.to_string()),
+        Value::BigInt(n) => out.push_str(n.as_str()),
         Value::Float(f) => {
             // Writing into a String cannot fail.
             let _ = write_float(*f, out);

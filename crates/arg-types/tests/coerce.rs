@@ -80,15 +80,40 @@ fn integers() {
     assert_eq!(one("1e3"), Value::Int(1000));
     assert_eq!(one("<![CDATA[42]]>"), Value::Int(42));
     assert_eq!(one("9223372036854775807"), Value::Int(i64::MAX));
+    // Beyond i64: every digit kept, in JSON output too.
+    let big = one("-00123456789012345678901234567890");
+    assert_eq!(big.to_string(), "-123456789012345678901234567890");
+    assert_eq!(
+        serde_json::to_string(&big).unwrap(),
+        "-123456789012345678901234567890"
+    );
+    assert_eq!(one("9223372036854775808"), Value::from(1u64 << 63));
+    // Exponent and fraction forms are read exactly, never through f64.
+    assert_eq!(
+        one("9.007199254740993e15"),
+        Value::Int(9_007_199_254_740_993)
+    );
+    assert_eq!(one("1.5e1"), Value::Int(15));
+    assert_eq!(one("-0.0"), Value::Int(0));
+    assert_eq!(one("1e20").to_string(), "100000000000000000000");
     let err = |t: &str| error(&format!("<arguments><n>{t}</n></arguments>"), &schema);
     assert_eq!(
         err("1.5"),
         r#"argument "n": expected integer, found "1.5": not a whole number"#
     );
     assert_eq!(
-        err("9223372036854775808"),
-        r#"argument "n": expected integer, found "9223372036854775808": out of range for a 64-bit integer"#
+        err("1.00000000000000001"),
+        r#"argument "n": expected integer, found "1.00000000000000001": not a whole number"#
     );
+    assert_eq!(
+        err("9007199254740993e-1"),
+        r#"argument "n": expected integer, found "9007199254740993e-1": not a whole number"#
+    );
+    assert_eq!(
+        err("1e1000"),
+        r#"argument "n": expected integer, found "1e1000": out of range for an exact integer"#
+    );
+    assert_eq!(one("1e999").to_string().len(), 1000);
     assert_eq!(err("ten"), r#"argument "n": expected integer, found "ten""#);
     assert_eq!(
         err(""),
@@ -112,10 +137,14 @@ fn numbers() {
     assert_eq!(one("5"), Value::Int(5));
     assert_eq!(one("5.0"), Value::Float(5.0));
     assert_eq!(one("-Inf"), Value::Float(f64::NEG_INFINITY));
+    // Integers of any size keep every digit; other numbers are the nearest f64.
     assert_eq!(
-        one("18446744073709551616"),
-        Value::Float(18446744073709551616.0)
+        one("18446744073709551616").to_string(),
+        "18446744073709551616"
     );
+    assert_eq!(one("9007199254740993"), Value::Int(9_007_199_254_740_993));
+    assert_eq!(one("201.53987407684326"), Value::Float(201.53987407684326));
+    assert_eq!(one("1.25e3"), Value::Float(1250.0));
     assert!(error("<arguments><x>1e999</x></arguments>", &schema).contains("out of range"));
     assert!(error("<arguments><x>inf</x></arguments>", &schema).contains("expected number"));
 }
@@ -402,6 +431,77 @@ fn enums_and_const() {
         coerce("<arguments><f>2.0</f></arguments>", &floats)["f"],
         Value::Float(2.0)
     );
+    assert_eq!(
+        coerce("<arguments><f>15e-1</f></arguments>", &floats)["f"],
+        Value::Float(1.5)
+    );
+}
+
+/// `enum` and `const` numbers compare exactly by decimal value, never through f64: the value
+/// written is checked, and a listed value is never replaced by a neighbour.
+#[test]
+fn enum_and_const_numbers_compare_exactly() {
+    let schema = props(json!({
+        "typed": {"type": "integer", "const": 9007199254740992u64},
+        "untyped": {"const": 9007199254740992u64},
+        "num": {"type": "number", "enum": [0.1, 9007199254740993u64]},
+        "any": {"enum": [9007199254740993u64, "x"]},
+        "big": {"const": 18446744073709551615u64},
+    }));
+    let one = |name: &str, t: &str| {
+        coerce(
+            &format!("<arguments><{name}>{t}</{name}></arguments>"),
+            &schema,
+        )[name]
+            .clone()
+    };
+    let rejected = |name: &str, t: &str| {
+        let e = error(
+            &format!("<arguments><{name}>{t}</{name}></arguments>"),
+            &schema,
+        );
+        assert!(e.contains("expected "), "{name}={t}: {e}");
+    };
+    assert_eq!(
+        one("typed", "9007199254740992"),
+        Value::Int(9_007_199_254_740_992)
+    );
+    rejected("typed", "9007199254740993");
+    assert_eq!(
+        one("untyped", "9007199254740992"),
+        Value::Int(9_007_199_254_740_992)
+    );
+    assert_eq!(
+        one("untyped", "9.007199254740992e15"),
+        Value::Int(9_007_199_254_740_992)
+    );
+    rejected("untyped", "9007199254740993");
+    rejected("untyped", "9007199254740992.0000001");
+    assert_eq!(one("num", "0.10"), Value::Float(0.1));
+    rejected("num", "0.1000000000000000055511151231257827");
+    assert_eq!(
+        one("num", "9007199254740993"),
+        Value::Int(9_007_199_254_740_993)
+    );
+    rejected("num", "9007199254740992");
+    assert_eq!(
+        one("any", "9007199254740993"),
+        Value::Int(9_007_199_254_740_993)
+    );
+    rejected("any", "9007199254740994");
+    assert_eq!(one("big", "18446744073709551615"), Value::from(u64::MAX));
+    rejected("big", "18446744073709551614");
+    // Numbers inside listed arrays and objects compare exactly too.
+    let nested = props(json!({"a": {"enum": [[9007199254740993u64], {"k": 1.5}]}}));
+    assert_eq!(
+        coerce("<arguments><a>9007199254740993</a></arguments>", &nested)["a"],
+        Value::Array(vec![Value::Int(9_007_199_254_740_993)])
+    );
+    assert!(error("<arguments><a>9007199254740992</a></arguments>", &nested).contains("expected"));
+    assert_eq!(
+        coerce("<arguments><a><k>1.50</k></a></arguments>", &nested)["a"].get("k"),
+        Some(&Value::Float(1.5))
+    );
 }
 
 #[test]
@@ -551,4 +651,119 @@ fn self_referring_any_of_ends_with_an_error_not_a_hang() {
     assert!(err.path.starts_with('a'), "{err}");
     // Not a timing assertion on speed, a guard against the exponential case coming back.
     assert!(started.elapsed() < std::time::Duration::from_secs(30));
+}
+
+/// `properties` (or `required`, `additionalProperties`) imply an object and `items` an array
+/// when `type` is absent: they say how to read an element that has that structure, but reject
+/// nothing else, as JSON Schema applies them to objects and arrays only; listed values are
+/// checked by value.
+#[test]
+fn schemas_without_type() {
+    let one = |schema: Json, inner: &str| {
+        let s = props(json!({"p": schema}));
+        coerce(&format!("<arguments><p>{inner}</p></arguments>"), &s)["p"].clone()
+    };
+    // Once "expected \"x\", found \"x\"".
+    assert_eq!(one(json!({"enum": ["x"], "properties": {}}), "x"), s("x"));
+    assert_eq!(one(json!({"const": "x", "items": {}}), "x"), s("x"));
+    assert_eq!(
+        one(
+            json!({"anyOf": [{"const": "x"}], "properties": {"a": {}}}),
+            "x"
+        ),
+        s("x")
+    );
+    // The structure is still read through the implied type.
+    let obj = json!({"properties": {"a": {"type": "string"}}, "required": ["a"]});
+    assert_eq!(one(obj.clone(), "<a>007</a>").get("a"), Some(&s("007")));
+    assert_eq!(
+        error(
+            "<arguments><p></p></arguments>",
+            &props(json!({"p": obj.clone()}))
+        ),
+        r#"argument "p.a": expected string, found nothing: the argument is required"#
+    );
+    assert_eq!(one(obj.clone(), "x"), s("x"));
+    assert_eq!(one(obj.clone(), "42"), Value::Int(42));
+    let arr = json!({"items": {"type": "string"}});
+    assert_eq!(one(arr.clone(), "007"), Value::Array(vec![s("007")]));
+    // With an explicit type the type is required.
+    let typed = json!({"type": "object", "properties": {}});
+    let e = error(
+        "<arguments><p>x</p></arguments>",
+        &props(json!({"p": typed})),
+    );
+    assert_eq!(e, r#"argument "p": expected object, found "x""#);
+}
+
+/// The one rule of an empty element (`xml_fallback::text::is_empty_element`, docs/FORMAT.md §2)
+/// where coercion reads "nothing": `[]`, `{}`, `null`. Attributes and CDATA are content, so an
+/// element holding only attributes (which coercion does not read) is not taken for nothing.
+#[test]
+fn empty_elements_follow_the_one_rule() {
+    let schema = props(json!({
+        "a": {"type": "array", "items": {"type": "string"}},
+        "o": {"type": "object"},
+        "z": {"type": "null"}
+    }));
+    let m = coerce("<arguments><a>\n</a><o/><z> </z></arguments>", &schema);
+    assert_eq!(m["a"], Value::Array(vec![]));
+    assert_eq!(m["o"], Value::Object(Map::new()));
+    assert_eq!(m["z"], Value::Null);
+    // An attribute: one (empty) item, not `[]`; an error, not `{}` or `null`.
+    let m = coerce("<arguments><a kind=\"x\"/></arguments>", &schema);
+    assert_eq!(m["a"], Value::Array(vec![s("")]));
+    assert_eq!(
+        error("<arguments><o kind=\"x\" id=\"2\"/></arguments>", &schema),
+        r#"argument "o": expected object, found an element with attributes only (kind, id)"#
+    );
+    assert!(error("<arguments><z kind=\"x\"/></arguments>", &schema).contains("expected null"));
+    // CDATA, even empty, is a string written on purpose.
+    let m = coerce("<arguments><a><![CDATA[]]></a></arguments>", &schema);
+    assert_eq!(m["a"], Value::Array(vec![s("")]));
+    assert!(error("<arguments><z><![CDATA[]]></z></arguments>", &schema).contains("expected null"));
+}
+
+/// Work linear in the number of names (issue 14 item 4): 100,000 distinct argument names read
+/// through a schema that lists them all, blind, and on the error paths (every name unknown,
+/// every required name missing). Quadratic work would take minutes here; no time is asserted
+/// (`tree::tests::grouping_is_linear_in_the_number_of_names` counts the comparisons).
+#[test]
+fn a_hundred_thousand_argument_names() {
+    let n = 100_000;
+    let mut args = Element::new("arguments");
+    let mut properties = serde_json::Map::new();
+    for i in 0..n {
+        let name = format!("p{i}");
+        args.children.push(Node::Element(Element::with_text(
+            name.clone(),
+            i.to_string(),
+        )));
+        properties.insert(name, json!({"type": "integer"}));
+    }
+    let names: Vec<Json> = properties.keys().map(|k| json!(k)).collect();
+    let schema = json!({"type": "object", "properties": properties, "required": names});
+    let m = coerce_arguments(&args, &schema, None).unwrap();
+    assert_eq!(m.len(), n);
+    assert_eq!(m["p99999"], Value::Int(99_999));
+    let blind = arg_types::tree::arguments_from_element(&args);
+    assert_eq!(blind, m);
+
+    // Every name unknown: one short error each.
+    let closed = json!({"type": "object", "properties": {"a": {}}, "additionalProperties": false});
+    let errors = coerce_arguments_all(&args, &closed, None).unwrap_err();
+    assert_eq!(errors.len(), n);
+    assert_eq!(errors[7].message, "allowed: a");
+    // Every required name missing: one error each.
+    let errors = coerce_arguments_all(&Element::new("arguments"), &schema, None).unwrap_err();
+    assert_eq!(errors.len(), n);
+    // A schema listing 100,000 allowed names keeps each message short.
+    let mut other = args.clone();
+    other
+        .children
+        .push(Node::Element(Element::with_text("extra", "1")));
+    let strict = json!({"type": "object", "properties": schema["properties"].clone(), "additionalProperties": false});
+    let errors = coerce_arguments_all(&other, &strict, None).unwrap_err();
+    assert_eq!(errors.len(), 1);
+    assert!(errors[0].message.ends_with(", …") && errors[0].message.len() < 200);
 }

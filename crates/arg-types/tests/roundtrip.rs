@@ -8,10 +8,9 @@ use arg_types::{Map, Value, from_value, infer_scalar};
 use proptest::prelude::*;
 use serde_json::{Value as Json, json};
 
-/// Equality that takes NaN to equal NaN.
+/// `==` (NaN equals NaN, `-0.0` does not equal `0.0`), and object members in the same order.
 fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::Float(x), Value::Float(y)) => x == y || (x.is_nan() && y.is_nan()),
         (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
         }
@@ -67,11 +66,21 @@ fn arb_key() -> impl Strategy<Value = String> {
     "[a-z_][a-z0-9_.-]{0,5}".prop_filter("`item` names wrapped array items", |k| k != "item")
 }
 
+/// Integers beyond `i64`: from 128-bit integers, and of up to 60 digits.
+fn arb_big_int() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        any::<u64>().prop_map(Value::from),
+        any::<i128>().prop_map(Value::from),
+        "-?[1-9][0-9]{19,59}".prop_map(|t| Value::parse_integer(&t).unwrap()),
+    ]
+}
+
 fn arb_value() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
         any::<i64>().prop_map(Value::Int),
+        arb_big_int(),
         arb_float().prop_map(Value::Float),
         arb_string().prop_map(Value::String),
     ];
@@ -142,6 +151,8 @@ fn object_schema(m: &Map) -> Json {
 fn blind_safe(v: &Value) -> bool {
     match v {
         Value::Null | Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::String(_) => true,
+        // Blind inference keeps integers beyond i64 as strings (FORMAT.md 5.2).
+        Value::BigInt(_) => false,
         Value::Object(m) => !m.is_empty() && m.values().all(blind_safe),
         Value::Array(items) => {
             items.len() >= 2
@@ -151,6 +162,7 @@ fn blind_safe(v: &Value) -> bool {
                         && blind_safe(i)
                 })
         }
+        _ => false,
     }
 }
 
@@ -223,10 +235,20 @@ proptest! {
     fn json_mapping_round_trips(v in arb_value()) {
         let json = Json::from(v.clone());
         let back = Value::from(json.clone());
-        prop_assert!(same(&back, &without_non_finite(&v)));
-        // serde agrees with the conversion, and Value deserializes itself.
-        prop_assert_eq!(serde_json::to_string(&v).unwrap(), json.to_string());
-        prop_assert!(same(&from_value::<Value>(v.clone()).unwrap(), &v));
+        prop_assert!(same(&back, &as_json_holds(&v)));
+        // serde agrees with the conversion (but keeps every digit of an integer beyond u64), and
+        // Value deserializes itself.
+        let text = serde_json::to_string(&v).unwrap();
+        // Every digit is in the text: the exact reader gives the value back.
+        prop_assert!(same(&arg_types::literal::parse_json(&text).unwrap(), &names_for_non_finite(&v)));
+        if beyond_u64(&v) {
+            // Valid JSON, read by serde_json as the conversion gives it.
+            let parsed: Json = serde_json::from_str(&text).unwrap();
+            prop_assert!(same(&Value::from(parsed), &as_json_holds(&v)));
+        } else {
+            prop_assert_eq!(&text, &json.to_string());
+        }
+        prop_assert!(same(&from_value::<Value>(v.clone()).unwrap(), &without_huge(&v)));
         // Deserializing JSON text agrees with converting the parsed JSON value.
         let text = json.to_string();
         let direct: Value = serde_json::from_str(&text).unwrap();
@@ -235,20 +257,55 @@ proptest! {
     }
 }
 
-/// The value JSON gives back: non-finite floats as their names.
-fn without_non_finite(v: &Value) -> Value {
-    match v {
+/// The value a `serde_json::Value` gives back: non-finite floats as their names, integers
+/// beyond `u64` as the nearest float.
+fn as_json_holds(v: &Value) -> Value {
+    map_leaves(v, &|leaf| match leaf {
         Value::Float(f) if f.is_nan() => Value::String("NaN".into()),
         Value::Float(f) if f.is_infinite() => {
             Value::String(if *f > 0.0 { "+Inf" } else { "-Inf" }.into())
         }
-        Value::Array(items) => Value::Array(items.iter().map(without_non_finite).collect()),
+        Value::BigInt(n) if n.to_u64().is_none() => Value::Float(n.to_f64()),
+        other => other.clone(),
+    })
+}
+
+/// Non-finite floats as the strings JSON has for them.
+fn names_for_non_finite(v: &Value) -> Value {
+    map_leaves(v, &|leaf| match leaf {
+        Value::Float(f) if !f.is_finite() => Value::from(serde_json::Value::from(leaf.clone())),
+        other => other.clone(),
+    })
+}
+
+/// The value deserializing gives back: integers beyond 128 bits as the nearest float.
+fn without_huge(v: &Value) -> Value {
+    map_leaves(v, &|leaf| match leaf {
+        Value::BigInt(n) if n.to_i128().is_none() && n.to_u128().is_none() => {
+            Value::Float(n.to_f64())
+        }
+        other => other.clone(),
+    })
+}
+
+fn map_leaves(v: &Value, f: &dyn Fn(&Value) -> Value) -> Value {
+    match v {
+        Value::Array(items) => Value::Array(items.iter().map(|i| map_leaves(i, f)).collect()),
         Value::Object(m) => Value::Object(
             m.iter()
-                .map(|(k, v)| (k.clone(), without_non_finite(v)))
+                .map(|(k, v)| (k.clone(), map_leaves(v, f)))
                 .collect(),
         ),
-        other => other.clone(),
+        leaf => f(leaf),
+    }
+}
+
+fn beyond_u64(v: &Value) -> bool {
+    match v {
+        Value::BigInt(n) => n.to_u64().is_none(),
+        Value::Array(items) => items.iter().any(beyond_u64),
+        Value::Object(m) => m.values().any(beyond_u64),
+        _ => false,
     }
 }
 

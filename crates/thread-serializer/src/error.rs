@@ -24,6 +24,9 @@ pub struct ParseThreadError {
 pub enum ParseThreadErrorKind {
     /// The text is not well-formed XML; the XML reader's message.
     Xml(String),
+    /// The text has a `<!DOCTYPE …>` declaration, refused as everywhere in the workspace (no
+    /// DTD is read, no entity declared or expanded); the XML reader's message.
+    Doctype(String),
     /// The root element is not `<thread>`; its name.
     NotAThread(String),
     /// An element other than `<event>` inside `<thread>`, or any element inside an `<event>`.
@@ -56,6 +59,7 @@ impl fmt::Display for ParseThreadErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ParseThreadErrorKind::Xml(message) => write!(f, "not well-formed XML: {message}"),
+            ParseThreadErrorKind::Doctype(message) => f.write_str(message),
             ParseThreadErrorKind::NotAThread(name) => {
                 write!(f, "the root element is <{name}>, expected <thread>")
             }

@@ -1,13 +1,46 @@
-//! The agent events of SPEC-01, in the JSON shape the TypeScript system writes.
+//! The agent events of docs/FORMAT.md §8, in the JSON shape the TypeScript system writes.
 //!
 //! Events are tagged by `"type"` and use camelCase field names (`toolName`, `toolCallId`,
 //! `summarizedIterations`). Fields the serializer does not write (`timestamp`, `verified`,
 //! `durationMs`, `parallelGroup`, an error's `toolCallId`, a question's `choices`, …) are ignored
 //! when reading. An unknown `"type"` (a later version's `approval` or `plan`) or `role` is an
 //! error naming the accepted values: a thread that silently drops events would mislead the model.
+//!
+//! `iteration` and `summarizedIterations` are non-negative integers; an integral float (`1.0`, as
+//! a Python writer prints it) reads as that integer, a fraction (`1.5`) is an error. Text read
+//! with [`events_from_json`] may also hold lone surrogate escapes (`"\ud83d"`, which
+//! `JSON.stringify` writes for a string cut inside an emoji): each reads as U+FFFD.
 
+use crate::json::replace_lone_surrogates;
+use serde::de::{self, Deserializer, SeqAccess, Unexpected, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::fmt;
+
+/// Reads a JSON array of events as the TypeScript system writes it: [`replace_lone_surrogates`]
+/// first (one pass, lengths and so error positions unchanged), then serde_json.
+///
+/// ```
+/// use thread_serializer::{events_from_json, AgentEvent, Role};
+/// let events = events_from_json(
+///     r#"[{"type":"message","role":"assistant","content":"a\ud83db","iteration":1.0}]"#,
+/// ).unwrap();
+/// assert_eq!(
+///     events,
+///     [AgentEvent::Message { role: Role::Assistant, content: "a\u{fffd}b".into(), iteration: 1 }]
+/// );
+/// let err = events_from_json(r#"[{"type":"completion","result":"","iteration":1.5}]"#).unwrap_err();
+/// assert_eq!((err.line(), err.column()), (1, 51));
+/// assert!(err.to_string().starts_with("invalid value: floating point `1.5`, expected a non-negative integer"));
+/// ```
+///
+/// # Errors
+///
+/// serde_json's error, with the line and column in `json`: malformed JSON, an unknown event
+/// `type` or `role`, a missing field, an iteration that is not a non-negative integer.
+pub fn events_from_json(json: &str) -> Result<Vec<AgentEvent>, serde_json::Error> {
+    serde_json::from_str(&replace_lone_surrogates(json))
+}
 
 /// Who wrote a [`AgentEvent::Message`].
 ///
@@ -27,7 +60,7 @@ pub enum Role {
     System,
 }
 
-/// One event of an agent's thread, as SPEC-01's table lists them.
+/// One event of an agent's thread, as docs/FORMAT.md §8 lists them.
 ///
 /// ```
 /// use thread_serializer::{AgentEvent, Role};
@@ -53,6 +86,7 @@ pub enum AgentEvent {
         /// What was written.
         content: String,
         /// The agent's outer-loop iteration.
+        #[serde(deserialize_with = "integer")]
         iteration: u64,
     },
     /// The model called a tool.
@@ -64,6 +98,7 @@ pub enum AgentEvent {
         /// The arguments, any JSON (normally an object); key order is kept.
         args: Value,
         /// The agent's outer-loop iteration.
+        #[serde(deserialize_with = "integer")]
         iteration: u64,
     },
     /// A tool's result.
@@ -74,6 +109,7 @@ pub enum AgentEvent {
         #[serde(default)]
         result: Value,
         /// The agent's outer-loop iteration.
+        #[serde(deserialize_with = "integer")]
         iteration: u64,
     },
     /// Something failed.
@@ -83,6 +119,7 @@ pub enum AgentEvent {
         /// Whether the agent can go on.
         recoverable: bool,
         /// The agent's outer-loop iteration.
+        #[serde(deserialize_with = "integer")]
         iteration: u64,
     },
     /// The agent asked the human a question.
@@ -90,6 +127,7 @@ pub enum AgentEvent {
         /// The question.
         question: String,
         /// The agent's outer-loop iteration.
+        #[serde(deserialize_with = "integer")]
         iteration: u64,
     },
     /// The human answered.
@@ -97,6 +135,7 @@ pub enum AgentEvent {
         /// The answer.
         response: String,
         /// The agent's outer-loop iteration.
+        #[serde(deserialize_with = "integer")]
         iteration: u64,
     },
     /// The agent finished.
@@ -104,15 +143,18 @@ pub enum AgentEvent {
         /// The final result.
         result: String,
         /// The agent's outer-loop iteration.
+        #[serde(deserialize_with = "integer")]
         iteration: u64,
     },
     /// Earlier iterations were summarized.
     Summary {
         /// The iterations the summary replaces.
+        #[serde(deserialize_with = "integers")]
         summarized_iterations: Vec<u64>,
         /// The summary.
         summary: String,
         /// The agent's outer-loop iteration.
+        #[serde(deserialize_with = "integer")]
         iteration: u64,
     },
 }
@@ -166,6 +208,68 @@ impl AgentEvent {
             | AgentEvent::Summary { iteration, .. } => *iteration,
         }
     }
+}
+
+/// A non-negative integer that may be written as an integral float (`3.0`).
+struct NonNegativeInteger;
+
+impl Visitor<'_> for NonNegativeInteger {
+    type Value = u64;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a non-negative integer (such as 3 or 3.0)")
+    }
+
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<u64, E> {
+        Ok(n)
+    }
+
+    fn visit_i64<E: de::Error>(self, n: i64) -> Result<u64, E> {
+        u64::try_from(n).map_err(|_| E::invalid_value(Unexpected::Signed(n), &self))
+    }
+
+    fn visit_f64<E: de::Error>(self, x: f64) -> Result<u64, E> {
+        // 2^64 is the first integral float beyond u64; `-0.0` is 0.
+        const LIMIT: f64 = 18_446_744_073_709_551_616.0;
+        // Integral (not NaN, not infinite) and in 0..2^64 (`-0.0` included): exact.
+        if x.fract() == 0.0 && x > -1.0 && x < LIMIT {
+            Ok(x as u64)
+        } else {
+            Err(E::invalid_value(Unexpected::Float(x), &self))
+        }
+    }
+}
+
+/// `deserialize_with` for an iteration.
+fn integer<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    d.deserialize_any(NonNegativeInteger)
+}
+
+/// `deserialize_with` for a list of iterations.
+fn integers<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Error> {
+    struct Each(u64);
+    impl<'de> Deserialize<'de> for Each {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            integer(d).map(Each)
+        }
+    }
+    struct List;
+    impl<'de> Visitor<'de> for List {
+        type Value = Vec<u64>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a list of non-negative integers")
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u64>, A::Error> {
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+            while let Some(Each(n)) = seq.next_element()? {
+                out.push(n);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_seq(List)
 }
 
 #[cfg(test)]

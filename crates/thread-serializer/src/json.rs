@@ -16,7 +16,74 @@
 //! 1.0 forbids.
 
 use serde_json::{Map, Number, Value};
+use std::borrow::Cow;
 use std::fmt::{self, Write};
+
+/// JSON text with every lone surrogate escape replaced by `\ufffd`, so that serde_json, which
+/// refuses them, can read it.
+///
+/// `JSON.stringify` writes a string that holds half of a surrogate pair (output cut inside an
+/// emoji) with the escape `\ud83d`. An escape from `\ud800` to `\udbff` followed by one from
+/// `\udc00` to `\udfff` is a pair and stays; any other escape in `\ud800`–`\udfff` becomes
+/// `\ufffd`, the replacement character (what a UTF-8 encoder writes for it, and what
+/// `String.prototype.toWellFormed` gives). Both escapes are six bytes: line, column and offset
+/// in the result are those of the input. One pass; borrows `json` when there is nothing to
+/// replace. `\\ud83d` (an escaped backslash, then text) is not an escape and stays.
+///
+/// ```
+/// use thread_serializer::json::replace_lone_surrogates;
+/// assert_eq!(replace_lone_surrogates(r#""a\ud83db""#), r#""a\ufffdb""#);
+/// assert_eq!(replace_lone_surrogates(r#""\ude00\ud83d""#), r#""\ufffd\ufffd""#);
+/// assert_eq!(replace_lone_surrogates(r#""\uD83D\uDE00""#), r#""\uD83D\uDE00""#);
+/// assert_eq!(replace_lone_surrogates(r#""\\ud83d""#), r#""\\ud83d""#);
+/// ```
+pub fn replace_lone_surrogates(json: &str) -> Cow<'_, str> {
+    let bytes = json.as_bytes();
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut i = 0;
+    while let Some(found) = bytes[i..].iter().position(|&b| b == b'\\') {
+        let at = i + found;
+        match surrogate_escape(bytes, at) {
+            Some(Surrogate::High) if surrogate_escape(bytes, at + 6) == Some(Surrogate::Low) => {
+                i = at + 12;
+            }
+            Some(_) => {
+                out.push_str(&json[copied..at]);
+                out.push_str("\\ufffd");
+                i = at + 6;
+                copied = i;
+            }
+            // Any other escape: skip the escaped character (`\\` included).
+            None => i = (at + 2).min(bytes.len()),
+        }
+    }
+    if copied == 0 {
+        return Cow::Borrowed(json);
+    }
+    out.push_str(&json[copied..]);
+    Cow::Owned(out)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Surrogate {
+    High,
+    Low,
+}
+
+/// The half of a surrogate pair that the escape `\uXXXX` at `at` denotes, if it is one.
+fn surrogate_escape(bytes: &[u8], at: usize) -> Option<Surrogate> {
+    let escape = bytes.get(at..at + 6)?;
+    if escape[..2] != *b"\\u" {
+        return None;
+    }
+    let hex = std::str::from_utf8(&escape[2..]).ok()?;
+    match u16::from_str_radix(hex, 16).ok()? {
+        0xD800..=0xDBFF => Some(Surrogate::High),
+        0xDC00..=0xDFFF => Some(Surrogate::Low),
+        _ => None,
+    }
+}
 
 /// Writes `value` as compact JSON, as `JSON.stringify(value)` would print it.
 ///

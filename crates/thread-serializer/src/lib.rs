@@ -1,4 +1,4 @@
-//! SPEC-01: agent events serialized as a `<thread>` XML document.
+//! docs/FORMAT.md §8: agent events serialized as a `<thread>` XML document.
 //!
 //! An agent's whole history — messages, tool calls and results, errors, questions to the human,
 //! summaries — becomes one document that is sent to the model as a single message:
@@ -13,7 +13,7 @@
 //!   {"type":"message","role":"assistant","content":"The answer is 4.","iteration":1},
 //!   {"type":"completion","result":"The answer is 4.","verified":true,"iteration":1}
 //! ]"#;
-//! let events: Vec<AgentEvent> = serde_json::from_str(json).unwrap();
+//! let events: Vec<AgentEvent> = thread_serializer::events_from_json(json).unwrap();
 //! let xml = serialize_thread_to_xml(&events, &SerializerOptions::default());
 //! assert_eq!(xml, "\
 //! <thread>
@@ -33,6 +33,11 @@
 //! terminal output of tools, are replaced by a visible escape in Rust notation (`\u{1b}`).
 //! `docs/FORMAT.md` §8 states the layout and every decision.
 //!
+//! Events are read with [`events_from_json`] (or serde): numbers are read exactly and written
+//! back as `JSON.stringify` prints them, byte for byte; lone surrogate escapes that
+//! `JSON.stringify` writes read as U+FFFD; an integral float (`1.0`) is read where an integer is
+//! expected.
+//!
 //! Modules, one concern each: [`event`] (the events and their JSON shape), [`serialize`]
 //! (writing), [`json`] (JSON text as JavaScript prints it), [`read`] (reading a thread back),
 //! [`error`].
@@ -46,7 +51,7 @@ pub mod read;
 pub mod serialize;
 
 pub use error::{ParseThreadError, ParseThreadErrorKind};
-pub use event::{AgentEvent, Role};
+pub use event::{AgentEvent, Role, events_from_json};
 pub use read::{ParsedThread, ThreadEntry, parse_thread_xml};
 pub use serialize::{
     SerializerOptions, escape_xml, serialize_thread_to_xml, write_thread, write_thread_io,

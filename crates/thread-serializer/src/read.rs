@@ -1,13 +1,14 @@
 //! Reading a `<thread>` document back, for tests and for tools that inspect threads.
 
 use crate::error::{ParseThreadError, ParseThreadErrorKind};
-use xml::common::{Position as _, TextPosition};
 use xml::name::OwnedName;
-use xml::reader::{EventReader, ParserConfig, XmlEvent};
-use xml_fallback::Position;
+use xml::reader::XmlEvent;
+use xml_fallback::{Position, StrictReader, XmlErrorKind};
 
-/// One `<event>` of a thread, as an XML reader sees it.
+/// One `<event>` of a thread, as an XML reader sees it. More fields may come
+/// (`#[non_exhaustive]`); entries are made by [`parse_thread_xml`].
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ThreadEntry {
     /// The `type` attribute: `human`, `tool_input`, `summary`, …
     pub event_type: String,
@@ -36,8 +37,10 @@ impl ThreadEntry {
     }
 }
 
-/// A thread read back: its entries, and the response prefix that followed `</thread>`.
+/// A thread read back: its entries, and the response prefix that followed `</thread>`. More
+/// fields may come (`#[non_exhaustive]`); it is made by [`parse_thread_xml`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ParsedThread {
     /// The `<event>` elements, in order.
     pub entries: Vec<ThreadEntry>,
@@ -51,7 +54,10 @@ pub struct ParsedThread {
 /// The document ends at the first `</thread>` (the writer escapes every `<` before it); what
 /// follows must be nothing, or a newline and the response prefix. Inside, the reader is strict:
 /// well-formed XML 1.0, a `<thread>` root holding only whitespace and `<event type="…">`
-/// elements, which hold only text (CDATA and references allowed; comments ignored).
+/// elements, which hold only text (CDATA and references allowed; comments ignored). The XML
+/// reader is xml-fallback's ([`StrictReader`]), the workspace's one configuration of xml-rs:
+/// a `<!DOCTYPE>` is refused, before any of it is read, so no entity is ever declared or
+/// expanded.
 ///
 /// ```
 /// use thread_serializer::parse_thread_xml;
@@ -70,28 +76,19 @@ pub struct ParsedThread {
 /// A [`ParseThreadError`] with the first problem and its position.
 pub fn parse_thread_xml(text: &str) -> Result<ParsedThread, ParseThreadError> {
     let (document, response_prefix) = split_response_prefix(text)?;
-    let config = ParserConfig::new()
-        .trim_whitespace(false)
-        .whitespace_to_characters(true)
-        .cdata_to_characters(true)
-        .coalesce_characters(true)
-        .ignore_comments(true)
-        .allow_multiple_root_elements(false);
-    let mut reader = EventReader::new_with_config(document.as_bytes(), config);
+    let mut reader = StrictReader::new(document);
     let mut entries = Vec::new();
     let mut current: Option<ThreadEntry> = None;
     let mut in_thread = false;
     loop {
-        let event = reader.next().map_err(|e| {
-            let message = e.to_string();
-            let prefix = format!("{} ", e.position());
-            let message = message.strip_prefix(&prefix).unwrap_or(&message);
-            ParseThreadError::new(
-                ParseThreadErrorKind::Xml(message.trim_end().to_owned()),
-                position(e.position()),
-            )
+        let event = reader.next_event().map_err(|e| {
+            let kind = match e.kind {
+                XmlErrorKind::Doctype => ParseThreadErrorKind::Doctype(e.message),
+                _ => ParseThreadErrorKind::Xml(e.message),
+            };
+            ParseThreadError::new(kind, e.position)
         })?;
-        let at = || position(reader.position());
+        let at = || reader.position();
         match event {
             XmlEvent::StartElement {
                 name, attributes, ..
@@ -207,14 +204,6 @@ fn qualified(name: &OwnedName) -> String {
     }
 }
 
-fn position(p: TextPosition) -> Position {
-    let clamp = |n: u64| u32::try_from(n.saturating_add(1)).unwrap_or(u32::MAX);
-    Position {
-        line: clamp(p.row()),
-        column: clamp(p.column()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -292,6 +281,46 @@ mod tests {
         let xml_rs_form = format!("{}:{}", err.position().line, err.position().column);
         assert!(!message.contains(&xml_rs_form), "{message}");
         assert!(!message.ends_with(' '), "{message:?}");
+    }
+
+    #[test]
+    fn doctype_and_entities_are_refused_with_a_position() {
+        // Before: accepted, and `&who;` expanded to "Mallory".
+        let text = "<?xml version=\"1.0\"?>\n<!DOCTYPE thread [\n  <!ENTITY who \"Mallory\">\n]>\n\
+                    <thread>\n  <event type=\"human\" id=\"0\" iteration=\"0\">&who;</event>\n</thread>";
+        let err = parse_thread_xml(text).unwrap_err();
+        assert_eq!(
+            err.kind(),
+            &ParseThreadErrorKind::Doctype(
+                "a DOCTYPE declaration with entity declarations is not accepted \
+                 (DTDs and entity declarations are refused)"
+                    .into()
+            )
+        );
+        assert_eq!((err.position().line, err.position().column), (2, 1));
+        assert_eq!(
+            err.to_string(),
+            "line 2, column 1: a DOCTYPE declaration with entity declarations is not accepted \
+             (DTDs and entity declarations are refused)"
+        );
+        let err = parse_thread_xml("<!DOCTYPE thread><thread></thread>").unwrap_err();
+        assert!(
+            matches!(err.kind(), ParseThreadErrorKind::Doctype(m) if m.starts_with("a DOCTYPE declaration is not accepted"))
+        );
+        // An entity never declared is an XML error, as before.
+        let err =
+            parse_thread_xml("<thread><event type=\"ai\">&who;</event></thread>").unwrap_err();
+        assert!(matches!(err.kind(), ParseThreadErrorKind::Xml(_)), "{err}");
+    }
+
+    #[test]
+    fn the_text_is_utf8_whatever_the_declaration_says() {
+        // xml-fallback's reader configuration: a `&str` is UTF-8 (it was read as Latin-1).
+        let t = parse_thread_xml(
+            "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><thread><event type=\"ai\">é</event></thread>",
+        )
+        .unwrap();
+        assert_eq!(t.entries[0].text, "é");
     }
 
     #[test]

@@ -49,7 +49,7 @@ impl SerializerOptions {
     }
 }
 
-/// SPEC-01's `escapeXml`: escapes `&`, `<`, `>`, `"` and `'`, and replaces each character
+/// The body escaping of docs/FORMAT.md §8.2: escapes `&`, `<`, `>`, `"` and `'`, and replaces each character
 /// XML 1.0 forbids (C0 controls other than tab, LF and CR; U+FFFE; U+FFFF) by a visible
 /// escape in Rust notation, `\u{1b}`, so the result is always well-formed XML text. Borrows
 /// `text` when nothing needs escaping.
@@ -65,7 +65,7 @@ pub fn escape_xml(text: &str) -> Cow<'_, str> {
     BODY.escape(text)
 }
 
-/// Serializes `events` as a SPEC-01 `<thread>` document (no trailing newline), followed by
+/// Serializes `events` as a `<thread>` document (docs/FORMAT.md §8) (no trailing newline), followed by
 /// the response prefix when there is one.
 ///
 /// ```

@@ -41,23 +41,34 @@ struct Cli {
 enum Command {
     /// Parse a model response and print its tool calls and errors as one JSON object.
     #[command(
-        after_help = "Prints {\"calls\": [{server_name, tool_name, arguments, repairs, …}], \
-                            \"errors\": [{kind, message, line, column, …}], \"prose\": …}.\n\
+        after_help = "Prints {\"calls\": [{server_name, tool_name, arguments, repairs, …, \
+                            typed_by}], \"errors\": [{kind, message, line, column, …, \
+                            feedback}], \"prose\": …}. A call's \"typed_by\" is \"schema\" (its \
+                            tool is in --schema), \"inference\" (no schema: 007 reads as 7, one \
+                            <x> as a string but two as an array; a note on stderr says so), \
+                            \"text\" (no schema, a raw-text dialect: every value a string) or \
+                            \"json\" (the legacy JSON form, hermes). An error's \"feedback\" is the text \
+                            to send back to the model.\n\
                             Exit status: 0 no errors, 1 the input had errors, 2 usage or I/O error.\n\n\
-                            Example:\n  toolcall parse examples/write_file.txt\n  \
-                            cat reply.txt | toolcall parse - --schema tools.json"
+                            Examples:\n  \
+                            toolcall parse examples/write_file.txt --schema examples/tools.json\n  \
+                            cat reply.txt | toolcall parse - --schema tools.json\n  \
+                            cat tools.json | toolcall parse reply.txt --schema -"
     )]
     Parse(ParseArgs),
     /// Stream a model response through the incremental parser and print events as JSON Lines.
     #[command(
         after_help = "Prints one JSON object per line, with an \"event\" field: prose, \
                             call_started, tool_name, argument_delta, call_finished (with \"call\" \
-                            or \"error\"), error.\n\
+                            or \"error\"), error. Calls carry \"typed_by\" and errors \
+                            \"feedback\", as in `toolcall parse`.\n\
                             Exit status: 0 no errors, 1 the input had errors, 2 usage or I/O error.\n\n\
-                            Example:\n  toolcall stream examples/write_file.txt --chunk-size 16"
+                            Example:\n  \
+                            toolcall stream examples/write_file.txt --chunk-size 16 \
+                            --schema examples/tools.json"
     )]
     Stream(StreamArgs),
-    /// Serialize a JSON array of agent events as a SPEC-01 <thread> document.
+    /// Serialize a JSON array of agent events as a <thread> document (docs/FORMAT.md §8).
     #[command(after_help = "Prints the document followed by one newline.\n\
                       Exit status: 0 success, 1 the events JSON is malformed (line and column \
                       on stderr), 2 usage or I/O error.\n\n\
@@ -78,7 +89,8 @@ enum Command {
 pub(crate) struct ParseArgs {
     /// The model response to parse; `-` or nothing reads standard input.
     pub(crate) file: Option<PathBuf>,
-    /// A JSON array of tool definitions (MCP `tools/list` shape) used to type arguments.
+    /// A JSON array of tool definitions (MCP `tools/list` shape) used to type arguments; `-`
+    /// reads it from standard input, and then the response must be a FILE.
     #[arg(long, value_name = "TOOLS.json")]
     pub(crate) schema: Option<PathBuf>,
     /// Feed the input to the streaming parser in chunks of N bytes (the output is identical).
@@ -87,7 +99,7 @@ pub(crate) struct ParseArgs {
     /// Also print counts: calls, errors by kind, repairs by kind, encodings used.
     #[arg(long)]
     pub(crate) stats: bool,
-    /// Ignore calls inside Markdown code fences.
+    /// Ignore calls inside Markdown code fences: they stay prose.
     #[arg(long)]
     pub(crate) ignore_fenced: bool,
     /// The tool-call format: tool (the default), qwen3-coder, seed-oss, hermes.
@@ -106,14 +118,27 @@ pub(crate) struct StreamArgs {
     #[arg(long, value_name = "N", default_value_t = 16,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) chunk_size: u64,
-    /// A JSON array of tool definitions (MCP `tools/list` shape) used to type arguments.
+    /// A JSON array of tool definitions (MCP `tools/list` shape) used to type arguments; `-`
+    /// reads it from standard input, and then the response must be a FILE.
     #[arg(long, value_name = "TOOLS.json")]
     pub(crate) schema: Option<PathBuf>,
+    /// Ignore calls inside Markdown code fences: they stay prose.
+    #[arg(long)]
+    pub(crate) ignore_fenced: bool,
     /// The tool-call format: tool (the default), qwen3-coder, seed-oss, hermes.
     #[arg(long, value_name = "NAME", default_value = "tool")]
     pub(crate) dialect: toolcall::parser::Dialect,
     #[command(flatten)]
     pub(crate) reasoning: ReasoningArgs,
+    /// Print OpenAI-style chat-completion deltas instead of parser events, one JSON object per
+    /// line: {"content": TEXT}, {"reasoning": TEXT}, {"tool_calls": [{"index": I, "id":
+    /// "call_I", "type": "function", "function": {"name": NAME, "arguments": ""}}]} once per
+    /// call, {"tool_calls": [{"index": I, "function": {"arguments": FRAGMENT}}]} (a call's
+    /// fragments concatenate to its arguments JSON), {"tool_call_done": {"index": I}}, and
+    /// {"tool_call_failed": {"index": I or null, "message": M, "error": {...}}}: a failed call
+    /// must not be run, whatever fragments it had.
+    #[arg(long)]
+    pub(crate) openai: bool,
 }
 
 /// The reasoning channel's flags, shared by `parse` and `stream`.
@@ -184,6 +209,15 @@ fn main() -> ExitCode {
     });
     let exit = match outcome {
         Ok(Ok(exit)) => exit,
+        // The reader of our output went away (`toolcall parse … | head`): nothing more to say.
+        Ok(Err(e))
+            if e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            }) =>
+        {
+            Exit::Success
+        }
         Ok(Err(e)) => {
             eprintln!("toolcall: error: {e:#}");
             Exit::Usage

@@ -111,3 +111,22 @@ fn missing_file_is_exit_2() {
     let err = text(&out.stderr);
     assert!(err.starts_with("toolcall: error: cannot read "), "{err}");
 }
+
+#[test]
+fn lone_surrogates_and_integral_floats_are_accepted() {
+    // JSON.stringify of a string cut inside an emoji, and an iteration a Python writer printed.
+    let events = r#"[{"type":"message","role":"assistant","content":"a\ud83db","iteration":1.0}]"#;
+    let out = toolcall(&["thread"], Some(events));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "<thread>\n  <event type=\"ai\" id=\"0\" iteration=\"1\">a\u{fffd}b</event>\n</thread>\n"
+    );
+    let out = toolcall(&["thread"], Some(&events.replace("1.0", "1.5")));
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("invalid value: floating point `1.5`, expected a non-negative integer"),
+        "{err}"
+    );
+}

@@ -14,6 +14,7 @@ use crate::dialect::Dialect;
 use crate::error::{ErrorKind, Limit, ParseError};
 use crate::event::StreamEvent;
 use crate::locate::Locator;
+use crate::names::{invalid_name_message, is_valid_name};
 use crate::options::ParseOptions;
 use arg_types::{Map, Value};
 use std::collections::HashMap;
@@ -47,6 +48,8 @@ pub(crate) struct CallCore {
     pub(crate) tag_end: usize,
     pub(crate) server_name: Option<String>,
     pub(crate) tool_name: Option<String>,
+    /// The call stands inside a Markdown code fence.
+    pub(crate) fenced: bool,
     pub(crate) repairs: Vec<Repair>,
     pub(crate) encodings: Vec<ArgumentEncoding>,
     pub(crate) error: Option<ParseError>,
@@ -64,6 +67,11 @@ pub(crate) struct CallCore {
     argument_starts: Vec<(String, usize, usize)>,
     /// The first start of each argument name, by name: lookups stay O(1) with many names.
     first_start: HashMap<String, usize>,
+    /// The argument being read (its name's first start), between `argument_started` and
+    /// `argument_ended`: repairs made meanwhile are counted under it.
+    open_argument: Option<usize>,
+    /// Where each (kind, argument) entry is in `repairs`: aggregation stays O(1) per repair.
+    repair_index: HashMap<(RepairKind, Option<usize>), usize>,
 }
 
 impl CallCore {
@@ -78,11 +86,18 @@ impl CallCore {
 
     /// Records that a top-level argument `name` begins at `at` (its start tag ends at `end`).
     pub(crate) fn argument_started(&mut self, name: &str, at: usize, end: usize) {
-        self.first_start
+        let first = *self
+            .first_start
             .entry(name.to_owned())
             .or_insert(self.argument_starts.len());
         self.argument_starts.push((name.to_owned(), at, end));
         self.argument_bytes = 0;
+        self.open_argument = Some(first);
+    }
+
+    /// Records that the argument being read is complete: later repairs are not its.
+    pub(crate) fn argument_ended(&mut self) {
+        self.open_argument = None;
     }
 
     /// Where the argument `name` first began: its start tag's offset and the offset after it.
@@ -119,8 +134,6 @@ pub(crate) enum Arguments {
 pub(crate) struct RawArgument {
     pub(crate) name: String,
     pub(crate) text: String,
-    /// Absolute offset of the argument's opening tag.
-    pub(crate) at: usize,
 }
 
 impl Assembler {
@@ -225,7 +238,7 @@ impl Assembler {
 
     // ----- repairs and errors -----------------------------------------------------------------
 
-    /// Records a repair at absolute offset `at`.
+    /// Records a repair at absolute offset `at`, in the argument being read (if any).
     pub(crate) fn repair(
         &mut self,
         w: &str,
@@ -234,6 +247,52 @@ impl Assembler {
         kind: RepairKind,
         at: usize,
     ) {
+        let argument = core.open_argument;
+        self.record_repair(w, base, core, kind, at, argument);
+    }
+
+    /// Records a repair at absolute offset `at` in the argument `name`.
+    pub(crate) fn repair_in(
+        &mut self,
+        w: &str,
+        base: usize,
+        core: &mut CallCore,
+        kind: RepairKind,
+        at: usize,
+        name: &str,
+    ) {
+        let argument = core.first_start.get(name).copied();
+        self.record_repair(w, base, core, kind, at, argument);
+    }
+
+    /// Adds `n` occurrences, not located, to the entry of `kind` in the argument being read,
+    /// which the caller has just recorded (so it exists, and lists its positions).
+    pub(crate) fn repair_more(&mut self, core: &mut CallCore, kind: RepairKind, n: usize) {
+        let key = (kind, core.open_argument);
+        if let Some(&i) = core.repair_index.get(&key) {
+            core.repairs[i].count += n;
+        }
+    }
+
+    /// Adds one occurrence to the (kind, argument) entry, or begins it. Only the first
+    /// [`MAX_REPAIR_POSITIONS`](crate::MAX_REPAIR_POSITIONS) occurrences are located; later ones
+    /// are counted, so repairs cost no memory per occurrence (docs/FORMAT.md §4).
+    fn record_repair(
+        &mut self,
+        w: &str,
+        base: usize,
+        core: &mut CallCore,
+        kind: RepairKind,
+        at: usize,
+        argument: Option<usize>,
+    ) {
+        let entry = core.repair_index.get(&(kind, argument)).copied();
+        if let Some(i) = entry
+            && core.repairs[i].is_full()
+        {
+            core.repairs[i].count += 1;
+            return;
+        }
         let p = self.locator.locate(w, base, at);
         #[cfg(feature = "tracing")]
         tracing::debug!(
@@ -242,7 +301,19 @@ impl Assembler {
             column = p.column,
             "tool call repair"
         );
-        core.repairs.push(Repair::new(kind, p));
+        match entry {
+            Some(i) => {
+                let r = &mut core.repairs[i];
+                r.count += 1;
+                r.positions.push(p);
+            }
+            None => {
+                core.repair_index
+                    .insert((kind, argument), core.repairs.len());
+                let name = argument.map(|i| core.argument_starts[i].0.clone());
+                core.repairs.push(Repair::new(kind, p, name));
+            }
+        }
     }
 
     /// Records the call's first error, at absolute offset `at`. Its snippet is filled in by
@@ -328,6 +399,14 @@ impl Assembler {
         pos - core.start > self.opts.limits.max_call_bytes
     }
 
+    /// The first absolute offset past `max_call_bytes` of a call that starts at `start`: nothing from there on is read
+    /// as part of the call. Saturating, so `usize::MAX` is no limit rather than an overflow.
+    pub(crate) fn call_cap(&self, start: usize) -> usize {
+        start
+            .saturating_add(self.opts.limits.max_call_bytes)
+            .saturating_add(1)
+    }
+
     /// Records a `limit_exceeded` error for a call longer than `max_call_bytes`.
     pub(crate) fn fail_too_long(&mut self, w: &str, base: usize, core: &mut CallCore) {
         let msg = format!(
@@ -358,6 +437,25 @@ impl Assembler {
     }
 
     // ----- argument deltas --------------------------------------------------------------------
+
+    /// Whether the schema of `tool` types its argument `name` as a string (`"type": "string"`,
+    /// or a list of types that are `string` and `null`): markup inside it is its text, kept as
+    /// written, and its deltas carry it as written.
+    pub(crate) fn argument_is_string(&self, tool: Option<&str>, name: &str) -> bool {
+        let Some(property) = tool
+            .and_then(|t| self.opts.schemas.as_ref()?.get(t))
+            .and_then(|s| s.get("properties")?.get(name))
+        else {
+            return false;
+        };
+        match property.get("type") {
+            Some(serde_json::Value::String(t)) => t == "string",
+            Some(serde_json::Value::Array(ts)) => {
+                ts.iter().any(|t| t == "string") && ts.iter().all(|t| t == "string" || t == "null")
+            }
+            _ => false,
+        }
+    }
 
     /// Pushes the text decoded since the last delta, if any, as an event of argument `name`.
     pub(crate) fn push_delta(&self, core: &mut CallCore, name: &str, out: &mut Vec<StreamEvent>) {
@@ -447,9 +545,31 @@ impl Assembler {
         arguments: Arguments,
         end: usize,
     ) -> Result<ToolCall, Box<ParseError>> {
-        let Some(tool_name) = core.tool_name.take().filter(|t| !t.is_empty()) else {
+        let Some(tool_name) = core
+            .tool_name
+            .take()
+            .map(trim_name)
+            .filter(|t| !t.is_empty())
+        else {
             return Err(Box::new(self.missing_tool_name(w, base, &core, end)));
         };
+        // Every dialect's names obey the one rule (docs/FORMAT.md §3.4), whatever form they came
+        // in (the legacy JSON form's are checked only here).
+        let server = core.server_name.take().map(trim_name);
+        for (name, tool) in [(Some(&tool_name), true), (server.as_ref(), false)] {
+            if let Some(name) = name.filter(|n| !n.is_empty() && !is_valid_name(n)) {
+                let p = self.locator.locate(w, base, core.start);
+                let e = ParseError::new(
+                    ErrorKind::InvalidToolName,
+                    invalid_name_message(name, tool),
+                    p,
+                )
+                .in_dialect(self.dialect)
+                .with_snippet(&w[core.start - base..end - base]);
+                return Err(Box::new(e));
+            }
+        }
+        core.server_name = server;
         let schema = self
             .opts
             .schemas
@@ -490,7 +610,8 @@ impl Assembler {
                             let at = core
                                 .argument_start(&child.name)
                                 .map_or(core.start, |(at, _)| at);
-                            self.repair(w, base, &mut core, RepairKind::MarkupAsString, at);
+                            let kind = RepairKind::MarkupAsString;
+                            self.repair_in(w, base, &mut core, kind, at, &child.name);
                         }
                     }
                     map
@@ -506,6 +627,7 @@ impl Assembler {
             encodings: core.encodings,
             legacy_json,
             span: core.start..end,
+            fenced: core.fenced,
         })
     }
 
@@ -516,15 +638,11 @@ impl Assembler {
             .tool_name
             .as_deref()
             .and_then(|t| self.opts.schemas.as_ref()?.get(t));
-        let mut map = serde_json::Map::new();
-        for arg in args {
-            let property = schema
-                .and_then(|s| s.get("properties"))
-                .and_then(|p| p.get(&arg.name));
-            let (value, _) = interim_type_raw(arg.text.clone(), property);
-            map.insert(arg.name.clone(), serde_json::Value::from(value));
-        }
-        serde_json::Value::Object(map)
+        let typed = arg_types::raw::type_raw_arguments(
+            args.iter().map(|a| (a.name.as_str(), a.text.as_str())),
+            schema,
+        );
+        serde_json::Value::from(Value::Object(typed.arguments))
     }
 
     /// Types arguments written as raw text by the tool's schema; a value that fits none of its
@@ -537,18 +655,18 @@ impl Assembler {
         raw: Vec<RawArgument>,
         schema: Option<&serde_json::Value>,
     ) -> Map {
-        let mut map = Map::with_capacity(raw.len());
-        for arg in raw {
-            let property = schema
-                .and_then(|s| s.get("properties"))
-                .and_then(|p| p.get(&arg.name));
-            let (value, fits) = interim_type_raw(arg.text, property);
-            if !fits {
-                self.repair(w, base, core, RepairKind::ValueAsString, arg.at);
-            }
-            map.insert(arg.name, value);
+        let typed = arg_types::raw::type_raw_arguments(
+            raw.iter().map(|a| (a.name.as_str(), a.text.as_str())),
+            schema,
+        );
+        for mismatch in &typed.mismatches {
+            let at = core
+                .argument_start(&mismatch.name)
+                .map_or(core.start, |(at, _)| at);
+            let kind = RepairKind::ValueAsString;
+            self.repair_in(w, base, core, kind, at, &mismatch.name);
         }
-        map
+        typed.arguments
     }
 }
 
@@ -589,53 +707,18 @@ pub(crate) fn complete_snippet(
     }
 }
 
+/// A name without the blanks around it.
+fn trim_name(name: String) -> String {
+    let trimmed = name.trim_matches([' ', '\t', '\n', '\r']);
+    if trimmed.len() == name.len() {
+        name
+    } else {
+        trimmed.to_owned()
+    }
+}
+
 /// The server name a call gets: `local` when it names none.
 fn server_name(s: Option<String>) -> String {
     s.filter(|s| !s.is_empty())
         .unwrap_or_else(|| "local".to_owned())
-}
-
-/// Raw text typed by a property schema (interim, until arg-types' raw-text typing lands).
-fn interim_type_raw(text: String, property: Option<&serde_json::Value>) -> (Value, bool) {
-    let Some(property) = property else {
-        return (Value::String(text), true);
-    };
-    let types: Vec<&str> = match property.get("type") {
-        Some(serde_json::Value::String(t)) => vec![t.as_str()],
-        Some(serde_json::Value::Array(ts)) => ts.iter().filter_map(|t| t.as_str()).collect(),
-        _ => Vec::new(),
-    };
-    if types.is_empty() || types.contains(&"string") {
-        return (Value::String(text), true);
-    }
-    let t = text.trim();
-    for ty in types {
-        let v = match ty {
-            "integer" => t.parse::<i64>().ok().map(Value::Int),
-            "number" => t.parse::<i64>().ok().map(Value::Int).or_else(|| {
-                t.parse::<f64>()
-                    .ok()
-                    .filter(|f| f.is_finite())
-                    .map(Value::Float)
-            }),
-            "boolean" => match t {
-                "true" | "True" => Some(Value::Bool(true)),
-                "false" | "False" => Some(Value::Bool(false)),
-                _ => None,
-            },
-            "null" => matches!(t, "null" | "None").then_some(Value::Null),
-            "object" | "array" => serde_json::from_str::<serde_json::Value>(t)
-                .ok()
-                .filter(|j| j.is_object() == (ty == "object") && j.is_array() == (ty == "array"))
-                .map(Value::from),
-            _ => None,
-        };
-        if let Some(v) = v {
-            return (v, true);
-        }
-    }
-    if matches!(t, "null" | "None") {
-        return (Value::Null, true);
-    }
-    (Value::String(text), false)
 }

@@ -8,7 +8,7 @@ use xml_fallback::Position;
 /// One tool call found in a model's text.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolCall {
-    /// The server that routes the call (ADR-0002); `local` when the call names none.
+    /// The server that routes the call (docs/FORMAT.md §1.2); `local` when the call names none.
     pub server_name: String,
     /// The tool to run.
     pub tool_name: String,
@@ -19,10 +19,14 @@ pub struct ToolCall {
     pub repairs: Vec<Repair>,
     /// How each top-level argument was written, in argument order.
     pub encodings: Vec<ArgumentEncoding>,
-    /// Whether the call used the legacy ADR-0002 form (a JSON object inside `<tool>`).
+    /// Whether the call used the legacy JSON form (a JSON object inside `<tool>`, FORMAT.md §1.3).
     pub legacy_json: bool,
     /// Byte range of the call, from `<tool>` to `</tool>` inclusive, in the whole input.
     pub span: Range<usize>,
+    /// Whether the call stands inside a Markdown code fence: models show example calls in
+    /// fences, so a host may ask before running it (docs/FORMAT.md §1.1). With
+    /// `ParseOptions::ignore_fenced_calls` such calls are prose instead.
+    pub fenced: bool,
 }
 
 impl ToolCall {
@@ -47,30 +51,82 @@ fn serialize_map<S: serde::Serializer>(m: &Map, s: S) -> Result<S::Ok, S::Error>
     use serde::ser::SerializeMap;
     let mut map = s.serialize_map(Some(m.len()))?;
     for (k, v) in m {
-        map.serialize_entry(k, &serde_json::Value::from(v.clone()))?;
+        // `Value` writes itself: every digit of an integer beyond 2^64, no copy.
+        map.serialize_entry(k, v)?;
     }
     map.end()
 }
 
-/// A repair: something malformed that was read in the one sensible way, and where.
+/// How many positions a [`Repair`] lists: those of its first occurrences.
+pub const MAX_REPAIR_POSITIONS: usize = 8;
+
+/// A repair: something malformed that was read in the one sensible way, and where. Repairs are
+/// aggregated (docs/FORMAT.md §4): one entry per kind and top-level argument, in the order of
+/// their first occurrence, with how many times it was made and where the first
+/// [`MAX_REPAIR_POSITIONS`] were, so that a value of a million bare `&` costs one entry.
+///
+/// ```
+/// let r = toolcall_parser::parse(
+///     "<tool><tool_name>s</tool_name><arguments><q>a && b && c</q></arguments></tool>",
+/// );
+/// let repair = &r.calls()[0].repairs[0];
+/// assert_eq!(repair.kind, toolcall_parser::RepairKind::BareAmpersand);
+/// assert_eq!((repair.count, repair.argument.as_deref()), (4, Some("q")));
+/// assert_eq!((repair.line, repair.column), (1, 47)); // the first
+/// assert_eq!(repair.positions.len(), 4);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Repair {
     /// What was repaired.
     pub kind: RepairKind,
-    /// Where, in the whole input.
+    /// Where it was first made, in the whole input.
     pub line: u32,
-    /// Column (in characters, from 1).
+    /// Column of the first (in characters, from 1).
     pub column: u32,
+    /// The top-level argument it was made in; `None` for a repair of the call itself.
+    pub argument: Option<String>,
+    /// How many times it was made (in this argument): at least 1.
+    pub count: usize,
+    /// Where the first `min(count, MAX_REPAIR_POSITIONS)` were made, in input order; the first
+    /// is `line` and `column`. In JSON, objects with `line` and `column`.
+    #[serde(serialize_with = "serialize_positions")]
+    pub positions: Vec<Position>,
 }
 
 impl Repair {
-    pub(crate) fn new(kind: RepairKind, at: Position) -> Self {
+    pub(crate) fn new(kind: RepairKind, at: Position, argument: Option<String>) -> Self {
         Repair {
             kind,
             line: at.line,
             column: at.column,
+            argument,
+            count: 1,
+            positions: vec![at],
         }
     }
+
+    /// Whether it lists all the positions it may.
+    pub(crate) fn is_full(&self) -> bool {
+        self.positions.len() >= MAX_REPAIR_POSITIONS
+    }
+}
+
+fn serialize_positions<S: serde::Serializer>(ps: &[Position], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::{SerializeSeq, SerializeStruct};
+    struct At(Position);
+    impl Serialize for At {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut st = s.serialize_struct("Position", 2)?;
+            st.serialize_field("line", &self.0.line)?;
+            st.serialize_field("column", &self.0.column)?;
+            st.end()
+        }
+    }
+    let mut seq = s.serialize_seq(Some(ps.len()))?;
+    for &p in ps {
+        seq.serialize_element(&At(p))?;
+    }
+    seq.end()
 }
 
 /// The repairs the parser makes (docs/FORMAT.md §4).
@@ -78,7 +134,7 @@ impl Repair {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RepairKind {
-    /// An `&` beginning no valid reference, taken literally (ADR-0024 fallback).
+    /// An `&` beginning no valid reference, taken literally (FORMAT.md §4).
     BareAmpersand,
     /// A `<` beginning no well-formed markup inside a value, taken literally (`a < b`).
     LiteralLessThan,
@@ -100,7 +156,7 @@ pub enum RepairKind {
     /// A call whose closing wrapper (`</function>` or `</tool_call>`) is missing before the next
     /// call or the end of its block, closed there.
     MissingCallCloser,
-    /// An argument given twice: the later value replaced the earlier one.
+    /// An argument given twice: the first value stands, the later one was dropped.
     DuplicateArgument,
 }
 
@@ -122,7 +178,7 @@ impl RepairKind {
     }
 }
 
-/// How one top-level argument was written: the monitoring that ADR-0019 and ADR-0024 ask for.
+/// How one top-level argument was written, for monitoring a model's habits (FORMAT.md §3).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ArgumentEncoding {
     /// The argument's name.
@@ -138,7 +194,7 @@ pub struct ArgumentEncoding {
 pub enum Encoding {
     /// Plain text: no references, no CDATA.
     Plain,
-    /// Text with entity or character references (the primary method of ADR-0024).
+    /// Text with entity or character references (the first choice of FORMAT.md §3).
     EntityEscaped,
     /// One or more CDATA sections (the fallback method).
     Cdata,

@@ -62,8 +62,10 @@ impl ErrorKind {
 /// let r = toolcall_parser::parse("<tool><tool_name>x</tool_name><arguments><a>1</b></arguments></tool>");
 /// let e = &r.errors()[0];
 /// assert_eq!(e.kind, toolcall_parser::ErrorKind::MismatchedTag);
-/// assert_eq!((e.line, e.column), (1, 50)); // at </arguments>: <a> was never closed
-/// assert!(e.feedback().contains("line 1, column 50"));
+/// // At `</b>`, the first offending byte: `<a>` was never closed, and `</b>` stands where its
+/// // close tag should.
+/// assert_eq!((e.line, e.column), (1, 46));
+/// assert!(e.feedback().contains("line 1, column 46"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ParseError {
@@ -204,7 +206,7 @@ impl ParseError {
     }
 
     /// The text to send back to the model so that it can correct the call: what and where,
-    /// and how to fix it (ADR-0024's error recovery: entity escaping first, CDATA as the
+    /// and how to fix it (FORMAT.md §3: entity escaping first, CDATA as the
     /// fallback, and `]]>` cannot stand inside CDATA).
     pub fn feedback(&self) -> String {
         let mut s = String::new();

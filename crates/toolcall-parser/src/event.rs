@@ -31,6 +31,17 @@ pub enum StreamEvent {
         /// The tool's name.
         tool_name: String,
     },
+    /// A top-level argument begins (dialects whose deltas are the value itself, see
+    /// [`Dialect::exact_argument_deltas`]): arguments begin in the order the call's
+    /// `arguments` map will hold them, even an empty one, which has no delta.
+    ///
+    /// [`Dialect::exact_argument_deltas`]: crate::Dialect::exact_argument_deltas
+    ArgumentStarted {
+        /// The call's index.
+        index: usize,
+        /// The argument's name, shared with its deltas.
+        argument: Arc<str>,
+    },
     /// More text of a top-level argument, as decoded so far (before the value-text rule trims
     /// its blank first and last lines), so a UI can show a file being written.
     ArgumentDelta {

@@ -1,4 +1,5 @@
-//! The legacy ADR-0002 body: a JSON object inside `<tool>`…`</tool>`.
+//! JSON objects inside markup: the legacy `<tool>{…}</tool>` form (docs/FORMAT.md §1.3) and
+//! Hermes' `<tool_call>{…}</tool_call>` (§9.2).
 //!
 //! The scanner finds where the object ends without parsing it (strings, escapes and nesting
 //! only), resumably across chunks, so that a `</tool>` inside a JSON string ends nothing.

@@ -76,12 +76,97 @@ enum Resume {
     },
 }
 
-/// The lexer's state between calls: whether it is inside CDATA, and any resumable scan.
+#[cfg(test)]
+thread_local! {
+    /// Bytes examined by the lexer's searches that may look past the lexeme they return (for
+    /// `]]>`, `-->`, `?>`, barriers, a CR in CDATA, a tag's `>`): the deterministic measure of
+    /// work the tests hold to a linear bound.
+    pub(crate) static SCANNED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts `n` bytes searched (in tests; nothing otherwise).
+#[inline]
+fn scanned(n: usize) {
+    #[cfg(test)]
+    SCANNED.with(|c| c.set(c.get() + n));
+    let _ = n;
+}
+
+/// The next occurrence of a needle in the input, remembered so that no byte is searched twice:
+/// however often the lexer asks (after every CR of a CDATA section, at every `<!--` of a value),
+/// the searches of one needle cover the input once.
+#[derive(Debug, Clone, Copy, Default)]
+struct Seek {
+    /// Where the remembered search began (absolute).
+    from: usize,
+    found: Found,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+enum Found {
+    #[default]
+    Unknown,
+    /// The first occurrence at or after `from` begins at this absolute offset.
+    At(usize),
+    /// No occurrence begins in `from..` this absolute offset.
+    NoneBefore(usize),
+}
+
+impl Seek {
+    /// The first occurrence of `needle` that begins at or after absolute `p` and before absolute
+    /// `limit`, in the window `bytes` (absolute offset `base`); `None` when the window has none.
+    fn find(
+        &mut self,
+        bytes: &[u8],
+        base: usize,
+        p: usize,
+        limit: usize,
+        needle: &memmem::Finder<'_>,
+    ) -> Option<usize> {
+        let n = needle.needle().len();
+        let mut start = p;
+        match self.found {
+            Found::At(at) if self.from <= p && at >= p => return (at < limit).then_some(at),
+            Found::NoneBefore(to) if self.from <= p && p <= to => start = to,
+            _ => self.from = p,
+        }
+        // Bytes that may hold the first byte of an occurrence before `limit`, and the rest of it.
+        let end = (base + bytes.len()).min(limit.saturating_add(n - 1));
+        if start >= end {
+            self.found = Found::NoneBefore(start);
+            return None;
+        }
+        let hit = needle.find(&bytes[start - base..end - base]);
+        scanned(hit.map_or(end - start, |i| i + n));
+        match hit {
+            Some(i) => {
+                self.found = Found::At(start + i);
+                (start + i < limit).then_some(start + i)
+            }
+            None => {
+                self.found = Found::NoneBefore((end + 1).saturating_sub(n).max(start));
+                None
+            }
+        }
+    }
+}
+
+/// The lexer's state between calls: whether it is inside CDATA, any resumable scan, and where
+/// the terminators it looks for are.
 #[derive(Debug, Clone)]
 pub(crate) struct Lexer {
     in_cdata: bool,
     resume: Resume,
     cdata_end: memmem::Finder<'static>,
+    comment_end: memmem::Finder<'static>,
+    pi_end: memmem::Finder<'static>,
+    /// `<NAME` and `</NAME` of [`Lexer::with_barrier`]: markup a comment may not hold.
+    barrier: Option<[memmem::Finder<'static>; 2]>,
+    /// The remembered searches for `]]>`, `-->`, `?>` and the two barriers.
+    seek_cdata: Seek,
+    seek_comment: Seek,
+    seek_pi: Seek,
+    seek_barrier: [Seek; 2],
 }
 
 impl Default for Lexer {
@@ -90,7 +175,36 @@ impl Default for Lexer {
             in_cdata: false,
             resume: Resume::None,
             cdata_end: memmem::Finder::new(b"]]>"),
+            comment_end: memmem::Finder::new(b"-->"),
+            pi_end: memmem::Finder::new(b"?>"),
+            barrier: None,
+            seek_cdata: Seek::default(),
+            seek_comment: Seek::default(),
+            seek_pi: Seek::default(),
+            seek_barrier: [Seek::default(); 2],
         }
+    }
+}
+
+/// The bare `&`s of a text run: how many, and the offsets of the first few.
+#[derive(Debug, Default)]
+pub(crate) struct BareAmps {
+    pub(crate) first: Vec<usize>,
+    pub(crate) count: usize,
+}
+
+impl BareAmps {
+    fn push(&mut self, at: usize) {
+        if self.first.len() < crate::MAX_REPAIR_POSITIONS {
+            self.first.push(at);
+        }
+        self.count += 1;
+    }
+
+    /// Empties it, keeping its allocation.
+    pub(crate) fn clear(&mut self) {
+        self.first.clear();
+        self.count = 0;
     }
 }
 
@@ -98,6 +212,21 @@ impl Default for Lexer {
 pub(crate) type Lexed<'w> = Option<(Lexeme<'w>, usize)>;
 
 impl Lexer {
+    /// A lexer whose comments and processing instructions may not hold `<name` or `</name`
+    /// (docs/FORMAT.md §7): one that does is no comment, its `<` is literal, so an unclosed
+    /// `<!--` cannot swallow the element `name` (a call's end, the next call).
+    pub(crate) fn with_barrier(name: &str) -> Self {
+        let open = format!("<{name}");
+        let close = format!("</{name}");
+        Lexer {
+            barrier: Some([
+                memmem::Finder::new(open.as_bytes()).into_owned(),
+                memmem::Finder::new(close.as_bytes()).into_owned(),
+            ]),
+            ..Lexer::default()
+        }
+    }
+
     /// Whether the lexer is inside a CDATA section.
     pub(crate) fn in_cdata(&self) -> bool {
         self.in_cdata
@@ -123,7 +252,7 @@ impl Lexer {
             return None;
         }
         if self.in_cdata {
-            return self.cdata(w, pos, is_final);
+            return self.cdata(w, pos, base, is_final);
         }
         match bytes[pos] {
             b'&' => self.reference(w, pos, base, is_final),
@@ -139,7 +268,8 @@ impl Lexer {
 
     /// Decodes a run of character data at `w[pos..]` straight into `out`: text, references,
     /// line ends; the hot path for entity-escaped values, one pass with no lexeme per entity.
-    /// Bare `&`s are taken literally and their absolute offsets pushed to `bare`. It stops
+    /// Bare `&`s are taken literally and counted in `bare`, the absolute offsets of the first
+    /// [`MAX_REPAIR_POSITIONS`](crate::MAX_REPAIR_POSITIONS) kept (memory per run is bounded). It stops
     /// before `<`, before anything the general path must decide (a reference that is incomplete
     /// at the end of the window or names a forbidden character, a CR at the window's end), and
     /// at the end of the window; it returns the bytes consumed and whether references were seen.
@@ -150,7 +280,7 @@ impl Lexer {
         base: usize,
         is_final: bool,
         out: &mut String,
-        bare: &mut Vec<usize>,
+        bare: &mut BareAmps,
     ) -> (usize, bool) {
         debug_assert!(!self.in_cdata);
         let bytes = w.as_bytes();
@@ -202,7 +332,7 @@ impl Lexer {
         }
     }
 
-    fn cdata<'w>(&mut self, w: &'w str, pos: usize, is_final: bool) -> Lexed<'w> {
+    fn cdata<'w>(&mut self, w: &'w str, pos: usize, base: usize, is_final: bool) -> Lexed<'w> {
         let bytes = w.as_bytes();
         let rest = &bytes[pos..];
         if rest.starts_with(b"]]>") {
@@ -217,7 +347,7 @@ impl Lexer {
             + if rest.len() <= SHORT_CDATA {
                 short_cdata_end(rest, is_final)
             } else {
-                self.long_cdata_end(rest, is_final)
+                self.long_cdata_end(bytes, pos, base, is_final)
             };
         if end == pos {
             return None;
@@ -225,11 +355,17 @@ impl Lexer {
         Some((Lexeme::CData(&w[pos..end]), end - pos))
     }
 
-    /// Where the CDATA content at the start of `rest` ends: before `]]>`, before a CR, before a
-    /// `]` or `]]` ending a window that is not final (it may begin `]]>`), else at the end.
-    fn long_cdata_end(&self, rest: &[u8], is_final: bool) -> usize {
-        let end = match self.cdata_end.find(rest) {
-            Some(i) => i,
+    /// Where the CDATA content at `bytes[pos..]` ends, relative to `pos`: before `]]>`, before a
+    /// CR, before a `]` or `]]` ending a window that is not final (it may begin `]]>`), else at
+    /// the end. Where `]]>` is (or is not) is remembered: a section of many CRs is searched once.
+    fn long_cdata_end(&mut self, bytes: &[u8], pos: usize, base: usize, is_final: bool) -> usize {
+        let rest = &bytes[pos..];
+        let at = base + pos;
+        let end = match self
+            .seek_cdata
+            .find(bytes, base, at, usize::MAX, &self.cdata_end)
+        {
+            Some(i) => i - at,
             None if is_final => rest.len(),
             None => {
                 let hold = if rest.ends_with(b"]]") {
@@ -242,7 +378,9 @@ impl Lexer {
                 rest.len() - hold
             }
         };
-        memchr(b'\r', &rest[..end]).unwrap_or(end)
+        let cr = memchr(b'\r', &rest[..end]);
+        scanned(cr.map_or(end, |i| i + 1));
+        cr.unwrap_or(end)
     }
 
     fn reference<'w>(&mut self, w: &'w str, pos: usize, base: usize, is_final: bool) -> Lexed<'w> {
@@ -301,10 +439,7 @@ impl Lexer {
                         self.in_cdata = true;
                         Some((Lexeme::CDataStart, prefix.len()))
                     }
-                    Fixed::Comment => self.until(w, pos, base, b"-->", Lexeme::Comment, is_final),
-                    Fixed::Pi => {
-                        self.until(w, pos, base, b"?>", Lexeme::ProcessingInstruction, is_final)
-                    }
+                    Fixed::Comment | Fixed::Pi => self.until(w, pos, base, kind, is_final),
                 };
             }
         }
@@ -327,40 +462,49 @@ impl Lexer {
         }
     }
 
-    /// Finds `end` after the markup at `pos`, resuming an earlier scan.
+    /// A comment or processing instruction at `pos`: markup only when its terminator ends it
+    /// within [`MAX_TAG_BYTES`] of its `<` and no barrier (see [`Lexer::with_barrier`]) comes
+    /// before; otherwise its `<` is literal (docs/FORMAT.md §7). Both searches are remembered, so
+    /// a value of many unclosed `<!--` is searched once.
     fn until<'w>(
         &mut self,
         w: &'w str,
         pos: usize,
         base: usize,
-        end: &[u8],
-        lexeme: Lexeme<'w>,
+        kind: Fixed,
         is_final: bool,
     ) -> Lexed<'w> {
         let bytes = w.as_bytes();
         let at = base + pos;
-        let from = match self.resume {
-            Resume::Markup { at: a, to, .. } if a == at => to - base,
-            _ => pos + 2,
+        let (lexeme, finder, seek) = match kind {
+            Fixed::Pi => (
+                Lexeme::ProcessingInstruction,
+                &self.pi_end,
+                &mut self.seek_pi,
+            ),
+            _ => (Lexeme::Comment, &self.comment_end, &mut self.seek_comment),
         };
-        match memmem::find(&bytes[from..], end) {
-            Some(i) => {
-                self.resume = Resume::None;
-                Some((lexeme, from + i + end.len() - pos))
-            }
-            None if is_final => {
-                self.resume = Resume::None;
+        let n = finder.needle().len();
+        // The terminator must end within the bound: it begins before `limit`.
+        let limit = at + MAX_TAG_BYTES + 1 - n;
+        let body = at + 2;
+        let end = seek.find(bytes, base, body, limit, finder);
+        // A barrier before the terminator (or, while it is not in sight, anywhere in the window).
+        let barrier_limit = end.unwrap_or(limit);
+        let barred = match &self.barrier {
+            Some(finders) => finders
+                .iter()
+                .zip(&mut self.seek_barrier)
+                .any(|(f, s)| s.find(bytes, base, body, barrier_limit, f).is_some()),
+            None => false,
+        };
+        match end {
+            _ if barred => Some((Lexeme::LiteralLt, 1)),
+            Some(e) => Some((lexeme, e + n - at)),
+            None if is_final || base + bytes.len() >= at + MAX_TAG_BYTES => {
                 Some((Lexeme::LiteralLt, 1))
             }
-            None => {
-                let to = bytes.len().saturating_sub(end.len() - 1).max(from);
-                self.resume = Resume::Markup {
-                    at,
-                    to: base + to,
-                    quote: 0,
-                };
-                None
-            }
+            None => None,
         }
     }
 
@@ -380,8 +524,10 @@ impl Lexer {
             _ => (pos + 1, 0),
         };
         let limit = bytes.len().min(pos + MAX_TAG_BYTES);
+        let scan_from = i;
         let close = loop {
             if i >= limit {
+                scanned(i - scan_from);
                 if i >= pos + MAX_TAG_BYTES || is_final {
                     self.resume = Resume::None;
                     return Some((Lexeme::LiteralLt, 1));
@@ -409,6 +555,7 @@ impl Lexer {
             }
             i += 1;
         };
+        scanned(i - scan_from);
         self.resume = Resume::None;
         let Some(close) = close else {
             return Some((Lexeme::LiteralLt, 1));
@@ -484,12 +631,18 @@ impl Lexer {
     }
 }
 
-/// A raw-mode start tag: `name=value` (the value trimmed, non-empty) or XML's form.
+/// A raw-mode start tag: `name=value` (blanks around `=` allowed, the value trimmed and
+/// non-empty) or XML's form.
 fn parse_raw_start_tag(s: &str) -> Option<Tag<'_>> {
     let n = name_len(s.as_bytes())?;
-    match s.as_bytes().get(n) {
+    // Models write `<function = f>` too: blanks may stand around the `=`.
+    let eq = n + s.as_bytes()[n..]
+        .iter()
+        .take_while(|&&b| matches!(b, b' ' | b'\t'))
+        .count();
+    match s.as_bytes().get(eq) {
         Some(b'=') => {
-            let value = s[n + 1..].trim_matches([' ', '\t', '\r']);
+            let value = s[eq + 1..].trim_matches([' ', '\t', '\r']);
             (!value.is_empty()).then(|| Tag {
                 name: &s[..n],
                 value: Some(value),
@@ -814,10 +967,10 @@ mod tests {
             rest in proptest::collection::vec(proptest::sample::select(b"a]>\r".to_vec()), 1..=SHORT_CDATA),
             is_final: bool,
         ) {
-            let lexer = Lexer::default();
+            let mut lexer = Lexer::default();
             proptest::prop_assert_eq!(
                 short_cdata_end(&rest, is_final),
-                lexer.long_cdata_end(&rest, is_final)
+                lexer.long_cdata_end(&rest, 0, 0, is_final)
             );
         }
 
@@ -830,6 +983,76 @@ mod tests {
             let from = from.min(bytes.len());
             let expected = memchr3(b'<', b'&', b'\r', &bytes[from..]).map(|k| from + k);
             proptest::prop_assert_eq!(next_special(&bytes, from), expected);
+        }
+    }
+
+    /// Bytes searched by the lexer while parsing `text`, one-shot and in chunks of 7 bytes.
+    fn work(text: &str) -> [usize; 2] {
+        let count = |f: &dyn Fn()| {
+            SCANNED.with(|c| c.set(0));
+            f();
+            SCANNED.with(|c| c.get())
+        };
+        [
+            count(&|| drop(crate::parse(text))),
+            count(&|| {
+                let mut p = crate::StreamParser::new();
+                for c in crate::chunks(text, 7) {
+                    p.feed(c);
+                }
+                p.finish();
+            }),
+        ]
+    }
+
+    /// Issue 14 items 1 and 3: the searches for terminators (`]]>` after every CR of a CDATA
+    /// section, `-->` and `?>` at every unclosed `<!--` and `<?`) cover the input a bounded number
+    /// of times, one-shot and streamed: at most 8 bytes searched per input byte at every size (a
+    /// search resumes a needle's length before where the last one ended, for each needle), and at
+    /// most 2.2 times the work per doubling of the input.
+    #[test]
+    fn searches_are_linear_in_the_input() {
+        let call = |value: String| {
+            format!("<tool><tool_name>w</tool_name><arguments><c>{value}</c></arguments></tool>")
+        };
+        let inputs: [(&str, &dyn Fn(usize) -> String); 6] = [
+            ("CRLF in CDATA", &|n| {
+                call(format!("<![CDATA[{}]]>", "ab;\r\n".repeat(n)))
+            }),
+            ("lone CR in CDATA", &|n| {
+                call(format!("<![CDATA[{}]]>", "\r".repeat(n)))
+            }),
+            ("unclosed comments", &|n| call("x <!-- y\n".repeat(n))),
+            ("unclosed PIs", &|n| call("x <? y\n".repeat(n))),
+            ("comments barred by calls", &|n| {
+                format!("{}-->", call("a <!-- b".into()).repeat(n))
+            }),
+            ("unclosed tags", &|n| call("<a b='".repeat(n))),
+        ];
+        for (what, make) in inputs {
+            let mut last: Option<[usize; 2]> = None;
+            for n in [4_000, 8_000, 16_000, 32_000] {
+                let text = make(n);
+                let w = work(&text);
+                for (mode, &w) in ["one-shot", "streamed"].iter().zip(&w) {
+                    assert!(
+                        w <= 8 * text.len(),
+                        "{what}, {mode}: {w} bytes searched for {} of input",
+                        text.len()
+                    );
+                }
+                if let Some(last) = last {
+                    for k in 0..2 {
+                        // Linear is 2 per doubling (quadratic 4); 2.2 leaves room for the
+                        // constant part of the first sizes.
+                        assert!(
+                            w[k] * 10 <= last[k] * 22 + 640,
+                            "{what}: {last:?} then {w:?}"
+                        );
+                    }
+                }
+                last = Some(w);
+            }
         }
     }
 

@@ -26,6 +26,7 @@ mod call;
 mod dialect;
 mod error;
 mod event;
+mod fence;
 mod json_scan;
 mod lexer;
 mod locate;
@@ -40,7 +41,7 @@ mod write;
 /// The argument values and their map, from `arg-types`, so that this crate is enough to read
 /// calls.
 pub use arg_types::{Map, Value};
-pub use call::{ArgumentEncoding, Encoding, Repair, RepairKind, ToolCall};
+pub use call::{ArgumentEncoding, Encoding, MAX_REPAIR_POSITIONS, Repair, RepairKind, ToolCall};
 pub use dialect::{Dialect, UnknownDialect};
 pub use error::{Cause, ErrorKind, Limit, ParseError};
 pub use event::StreamEvent;
@@ -53,6 +54,9 @@ pub use stream::{StreamParser, chunks};
 
 /// The element that wraps one call.
 pub const TOOL_TAG: &str = "tool";
+
+// The one tool definition type, read from any tools JSON; toolcall-prompt re-exports it.
+pub use schema::{DEFAULT_SERVER_NAME, ToolDef};
 
 /// Parses a whole response with default options.
 pub fn parse(text: &str) -> ParseResult {

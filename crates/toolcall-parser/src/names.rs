@@ -31,3 +31,13 @@ pub fn is_valid_name(name: &str) -> bool {
 pub(crate) fn is_placeholder(name: &str) -> bool {
     name.contains("{{") || name.contains("{%") || name.contains("}}")
 }
+
+/// The message of an `invalid_tool_name` error for `name` (a tool's, or a server's).
+pub(crate) fn invalid_name_message(name: &str, tool: bool) -> String {
+    format!(
+        "`{}` is not a valid {} name: a name is 1 to {MAX_NAME_BYTES} ASCII letters, digits, _, - \
+         and .",
+        crate::error::snippet(name),
+        if tool { "tool" } else { "server" }
+    )
+}

@@ -62,6 +62,7 @@ impl ParseResult {
             },
             StreamEvent::CallStarted { .. }
             | StreamEvent::ToolName { .. }
+            | StreamEvent::ArgumentStarted { .. }
             | StreamEvent::ArgumentDelta { .. } => {}
         }
     }

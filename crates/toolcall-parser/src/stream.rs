@@ -138,7 +138,7 @@ impl StreamParser {
     /// read as U+FFFD, as `String::from_utf8_lossy` would.
     ///
     /// ```
-    /// let text = "<tool><tool_name>é</tool_name></tool>".as_bytes();
+    /// let text = "<tool><tool_name>t</tool_name><arguments><a>é</a></arguments></tool>".as_bytes();
     /// let mut p = toolcall_parser::StreamParser::new();
     /// let mut events = Vec::new();
     /// for b in text.chunks(1) {
@@ -146,7 +146,7 @@ impl StreamParser {
     /// }
     /// events.extend(p.finish());
     /// let r = toolcall_parser::ParseResult::from_events(events);
-    /// assert_eq!(r.calls()[0].tool_name, "é");
+    /// assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("é"));
     /// ```
     pub fn feed_bytes(&mut self, chunk: &[u8]) -> Vec<StreamEvent> {
         let mut out = Vec::new();

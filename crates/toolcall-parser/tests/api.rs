@@ -111,3 +111,36 @@ fn value_and_map_come_with_the_parser() {
         m
     );
 }
+
+/// A call inside a Markdown fence is marked `fenced` (the host may ask before running an
+/// example); with `ignore_fenced_calls` it is prose. Every chunking agrees.
+#[test]
+fn calls_in_fences_are_marked() {
+    let text = "Example:\n```xml\n<tool><tool_name>delete_file</tool_name><arguments><path>/etc/passwd</path></arguments></tool>\n```\nNow for real:\n<tool><tool_name>ls</tool_name></tool>";
+    let r = parse(text);
+    let flags: Vec<(&str, bool)> = r
+        .calls()
+        .iter()
+        .map(|c| (c.tool_name.as_str(), c.fenced))
+        .collect();
+    assert_eq!(flags, [("delete_file", true), ("ls", false)]);
+    let json = serde_json::to_value(r.calls()[0]).expect("serializes");
+    assert_eq!(json["fenced"], true);
+    for n in [1, 2, 3, 7] {
+        let pieces: Vec<&str> = toolcall_parser::chunks(text, n).collect();
+        let mut p = toolcall_parser::StreamParser::new();
+        let mut events = Vec::new();
+        for piece in pieces {
+            events.extend(p.feed(piece));
+        }
+        events.extend(p.finish());
+        assert_eq!(
+            toolcall_parser::ParseResult::from_events(events),
+            r,
+            "chunks of {n}"
+        );
+    }
+    let ignored = parse_with(text, &ParseOptions::new().with_ignore_fenced_calls(true));
+    assert_eq!(ignored.calls().len(), 1);
+    assert_eq!(ignored.calls()[0].tool_name, "ls");
+}

@@ -45,18 +45,9 @@ fn cases(file: &str) -> Vec<Json> {
 
 fn options(case: &Json, dialect: Dialect) -> ParseOptions {
     let mut opts = ParseOptions::new().with_dialect(dialect);
-    if let Some(Json::Array(tools)) = case.get("tools") {
-        let mut schemas = ToolSchemas::default();
-        for t in tools {
-            let f = t.get("function").unwrap_or(t);
-            if let Some(name) = f.get("name").and_then(Json::as_str) {
-                let params = f
-                    .get("parameters")
-                    .cloned()
-                    .unwrap_or_else(|| serde_json::json!({"type": "object"}));
-                schemas.insert(name, params);
-            }
-        }
+    if let Some(tools @ Json::Array(_)) = case.get("tools") {
+        // The OpenAI `tools` array, read as `--schema` reads it.
+        let schemas = ToolSchemas::from_tools_json(tools).expect("the case's tools read");
         opts = opts.with_schemas(Arc::new(schemas));
     }
     opts

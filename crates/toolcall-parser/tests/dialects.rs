@@ -61,10 +61,9 @@ fn rule_2_close_tags_inside_a_value_are_text_unless_structure_follows() {
         call.arguments["code"].as_str(),
         Some("print(\"</parameter>\")\nx</function>y")
     );
-    assert_eq!(
-        repairs(&r),
-        [RepairKind::CloseTagAsText, RepairKind::CloseTagAsText]
-    );
+    // Both close tags, aggregated into one repair of the argument (FORMAT.md §4).
+    assert_eq!(repairs(&r), [RepairKind::CloseTagAsText]);
+    assert_eq!(r.calls()[0].repairs[0].count, 2);
     // At the start of a line, </function> ends the value and the call.
     let r = qwen("<function=w>\n<parameter=a>\n1\n</function>\nafter");
     assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("1"));
@@ -131,7 +130,8 @@ fn rule_5_names_are_checked_and_placeholders_are_prose() {
     let r = qwen(
         "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n<parameter=a>\n2\n</parameter>\n</function>\n</tool_call>",
     );
-    assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("2"));
+    // The first value stands (what was streamed of it stays true); the second is dropped.
+    assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("1"));
     assert_eq!(repairs(&r), [RepairKind::DuplicateArgument]);
 }
 
@@ -267,5 +267,17 @@ fn dialect_names_parse() {
             .unwrap_err()
             .to_string()
             .contains("qwen3-coder")
+    );
+}
+
+#[test]
+fn blanks_around_the_equals_sign_and_the_name_are_allowed() {
+    let r = qwen(
+        "<tool_call> <function = glob>\n<parameter= pattern >\n**/a.json\n</parameter>\n</function>\n</tool_call>",
+    );
+    assert_eq!(r.calls()[0].tool_name, "glob");
+    assert_eq!(
+        r.calls()[0].arguments["pattern"].as_str(),
+        Some("**/a.json")
     );
 }

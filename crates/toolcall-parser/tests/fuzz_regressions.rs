@@ -240,30 +240,53 @@ fn legacy_json_call_size_limit_inside_a_character() {
 }
 
 /// `parse_mixed`: a tool name holding a carriage return (`&#13;`) was written raw by `to_xml`
-/// and read back as a line feed.
+/// and read back as a line feed. Since names must be valid (docs/FORMAT.md §3.4), such a name is
+/// an `invalid_tool_name` error and never reaches `to_xml`.
 #[test]
-fn to_xml_keeps_carriage_returns_in_names() {
-    let text = "<tool><server_name>s&#13;t</server_name><tool_name>a&#13;b</tool_name></tool>";
-    let call = toolcall_parser::parse(text).calls()[0].clone();
-    assert_eq!(call.tool_name, "a\rb");
-    let back = toolcall_parser::parse(&call.to_xml().unwrap());
-    assert_eq!(back.calls()[0].tool_name, "a\rb");
-    assert_eq!(back.calls()[0].server_name, "s\rt");
+fn names_holding_carriage_returns_are_errors() {
+    for text in [
+        "<tool><server_name>s&#13;t</server_name><tool_name>ab</tool_name></tool>",
+        "<tool><server_name>st</server_name><tool_name>a&#13;b</tool_name></tool>",
+    ] {
+        let r = assert_chunking_invariant(text, &ParseOptions::default());
+        assert!(r.calls().is_empty(), "{text}");
+        assert_eq!(
+            r.errors()[0].kind,
+            toolcall_parser::ErrorKind::InvalidToolName
+        );
+    }
 }
 
 /// `parse_mixed`: a tool name with blank space at an end (possible in CDATA) was written as
-/// text by `to_xml`, and the text rule trimmed it on reading.
+/// text by `to_xml`, and the text rule trimmed it on reading. Names are trimmed now (§3.4), in
+/// CDATA too, so what `to_xml` writes reads back; blanks inside a name make it invalid.
 #[test]
-fn to_xml_keeps_names_the_text_rule_would_trim() {
-    for name in ["exam\n", " x ", "\n  a\n  b", "a\r\n", " ]]> "] {
+fn names_are_trimmed_even_in_cdata() {
+    for (name, read) in [
+        ("exam\n", Some("exam")),
+        (" x ", Some("x")),
+        ("a\r\n", Some("a")),
+        ("\n  a\n  b", None),
+        (" ]]> ", None),
+    ] {
         let text = format!(
             "<tool><tool_name><![CDATA[{}]]></tool_name></tool>",
             name.replace("]]>", "]]]]><![CDATA[>")
         );
-        let call = toolcall_parser::parse(&text).calls()[0].clone();
-        assert_eq!(call.tool_name, name.replace("\r\n", "\n"), "{text}");
-        let back = toolcall_parser::parse(&call.to_xml().unwrap());
-        assert_eq!(back.calls()[0].tool_name, call.tool_name, "{text}");
+        let r = assert_chunking_invariant(&text, &ParseOptions::default());
+        match read {
+            Some(read) => {
+                let call = r.calls()[0].clone();
+                assert_eq!(call.tool_name, read, "{text}");
+                let back = toolcall_parser::parse(&call.to_xml().unwrap());
+                assert_eq!(back.calls()[0].tool_name, read, "{text}");
+            }
+            None => assert_eq!(
+                r.errors()[0].kind,
+                toolcall_parser::ErrorKind::InvalidToolName,
+                "{text}"
+            ),
+        }
     }
 }
 
@@ -393,6 +416,30 @@ mod properties {
                 prop_assert_eq!(&back.calls()[0].arguments, &c.arguments, "{}", xml);
                 prop_assert_eq!(&back.calls()[0].tool_name, &c.tool_name);
             }
+        }
+    }
+}
+
+/// `stream_chunking` (soak of 2026-11-25): an unclosed call exactly one byte over
+/// `max_call_bytes` was `unterminated_call` one-shot and `limit_exceeded` streamed in 1-byte
+/// chunks. Every length around the limit, every dialect, gives one answer in every chunking.
+#[test]
+fn a_call_at_the_byte_limit_reads_alike_one_shot_and_streamed() {
+    for &dialect in toolcall_parser::Dialect::ALL {
+        let opts = ParseOptions::new()
+            .with_dialect(dialect)
+            .with_limits(toolcall_parser::Limits {
+                max_call_bytes: 120,
+                ..Default::default()
+            });
+        let open = match dialect {
+            toolcall_parser::Dialect::Tool => "<tool><tool_name>",
+            toolcall_parser::Dialect::Hermes => "<tool_call>{\"name\": \"",
+            _ => "<tool_call>\n<function=f>\n<parameter=p>\n",
+        };
+        for extra in 95..125 {
+            let text = format!("{open}{}", "x".repeat(extra));
+            assert_chunking_invariant(&text, &opts);
         }
     }
 }

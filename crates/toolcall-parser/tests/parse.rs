@@ -169,13 +169,16 @@ fn crlf_and_lf_alike() {
 
 #[test]
 fn any_unicode() {
-    let text = call("ünïcødé", "<名前>値 🦀</名前>");
+    // In argument names and values; tool and server names are ASCII (§3.4).
+    let text = call("unicode", "<名前>値 🦀</名前>");
     let r = parse(&text);
-    assert_eq!(r.calls()[0].tool_name, "ünïcødé");
+    assert_eq!(r.calls()[0].tool_name, "unicode");
     assert_eq!(
         r.calls()[0].arguments["名前"],
         Value::String("値 🦀".into())
     );
+    let r = parse(&call("ünïcødé", ""));
+    assert_eq!(r.errors()[0].kind, ErrorKind::InvalidToolName);
 }
 
 #[test]
@@ -219,12 +222,64 @@ fn bare_ampersands_are_repaired_and_recorded() {
     let c = &r.calls()[0];
     assert_eq!(c.arguments["pattern"], Value::String("if .*&& .*x".into()));
     assert_eq!(c.arguments["url"], Value::String("?a=1&b=2&c=3".into()));
-    assert_eq!(
-        repairs(&text),
-        vec![RepairKind::BareAmpersand; 3],
-        "each bare & is one repair"
-    );
-    assert_eq!((c.repairs[0].line, c.repairs[0].column), (5, 15));
+    // One entry per kind and argument (§4): `&&` is one entry of count 2.
+    assert_eq!(repairs(&text), vec![RepairKind::BareAmpersand; 2]);
+    let (p, u) = (&c.repairs[0], &c.repairs[1]);
+    assert_eq!((p.argument.as_deref(), p.count), (Some("pattern"), 2));
+    assert_eq!((u.argument.as_deref(), u.count), (Some("url"), 1));
+    assert_eq!((p.line, p.column), (5, 15));
+    let at = |r: &toolcall_parser::Repair| {
+        r.positions
+            .iter()
+            .map(|p| (p.line, p.column))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(at(p), [(5, 15), (5, 16)]);
+    assert_eq!(at(u), [(5, 40)]);
+}
+
+/// §4: repairs are aggregated per kind and argument, with the first `MAX_REPAIR_POSITIONS`
+/// positions, so any density of repairs costs a bounded number of entries and positions: the
+/// class of issue 14 item 2 (1 MB of bare `&` made a million entries). Counts stay exact.
+#[test]
+fn repairs_are_aggregated_with_bounded_positions() {
+    use toolcall_parser::MAX_REPAIR_POSITIONS;
+    for n in [1, 7, 8, 9, 100, 10_000] {
+        let amps = "&".repeat(n);
+        let lts = "a < ".repeat(n);
+        let text = call("w", &format!("<a>{amps}</a><b>{lts}</b><a>x{amps}</a>"));
+        for chunk in [1, 5, usize::MAX] {
+            let r = if chunk == usize::MAX {
+                toolcall_parser::parse(&text)
+            } else {
+                common::parse_chunked(&text, &ParseOptions::default(), chunk)
+            };
+            let reps = &r.calls()[0].repairs;
+            let kinds: Vec<_> = reps
+                .iter()
+                .map(|r| (r.kind, r.argument.as_deref(), r.count))
+                .collect();
+            assert_eq!(
+                kinds,
+                [
+                    (RepairKind::BareAmpersand, Some("a"), 2 * n),
+                    (RepairKind::LiteralLessThan, Some("b"), n),
+                ],
+                "n = {n}, chunk {chunk}"
+            );
+            for rep in reps {
+                assert_eq!(rep.positions.len(), rep.count.min(MAX_REPAIR_POSITIONS));
+                assert_eq!(
+                    (rep.line, rep.column),
+                    (rep.positions[0].line, rep.positions[0].column)
+                );
+                assert!(
+                    rep.positions.windows(2).all(|w| w[0] < w[1]),
+                    "in input order"
+                );
+            }
+        }
+    }
 }
 
 #[test]
@@ -385,6 +440,59 @@ fn missing_tool_name() {
     assert_eq!(r.errors()[0].kind, ErrorKind::MissingToolName);
 }
 
+/// docs/FORMAT.md §3.4: tool and server names are trimmed, then must be valid names; anything
+/// else is an `invalid_tool_name` error with feedback, never a call (and no `ToolName` event).
+#[test]
+fn names_are_trimmed_and_invalid_names_are_errors() {
+    let r = parse(
+        "<tool><tool_name>\n  read_file\n</tool_name><server_name> fs\t</server_name></tool>",
+    );
+    assert!(r.errors().is_empty(), "{:?}", r.errors());
+    assert_eq!(r.calls()[0].tool_name, "read_file");
+    assert_eq!(r.calls()[0].server_name, "fs");
+    for bad in [
+        "read file",
+        "read\nfile",
+        "a\u{0}b",
+        "rm;ls",
+        "$(id)",
+        "`id`",
+        "../etc",
+        "a/b",
+        "..",
+        "{{ tc.name }}",
+        "é",
+        &"x".repeat(129),
+    ] {
+        let escaped = xml_fallback::escape::Escaper::TEXT.escape(bad);
+        for text in [
+            format!("<tool><tool_name>{escaped}</tool_name></tool>after"),
+            format!(
+                "<tool><tool_name>ok</tool_name><server_name>{escaped}</server_name></tool>after"
+            ),
+            format!(
+                "<tool>{{\"tool_name\": {}, \"arguments\": {{}}}}</tool>after",
+                serde_json::to_string(bad).unwrap()
+            ),
+        ] {
+            let r = parse(&text);
+            assert!(r.calls().is_empty(), "{bad:?} made a call: {text}");
+            let e = r.errors()[0];
+            assert_eq!(e.kind, ErrorKind::InvalidToolName, "{text}");
+            assert!(e.feedback().contains("not a valid"), "{}", e.feedback());
+            assert_eq!(r.prose(), "after");
+            let events = stream_events(&text, &ParseOptions::default(), 1);
+            assert!(
+                events.iter().all(|e| match e {
+                    StreamEvent::ToolName { tool_name, .. } => tool_name == "ok",
+                    _ => true,
+                }),
+                "{events:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn structure_errors() {
     for (text, kind) in [
@@ -428,6 +536,73 @@ fn structure_errors() {
     }
 }
 
+/// docs/FORMAT.md §7: inside a call, a comment or processing instruction is markup only when it
+/// ends within 16 KiB of its `<` and holds neither `<tool` nor `</tool`; otherwise its `<` is a
+/// literal `<`. So an unclosed `<!--` or `<?` cannot swallow the calls and prose after it, even
+/// when a `-->` or `?>` comes later.
+#[test]
+fn unclosed_comments_and_instructions_swallow_nothing() {
+    let second = call("b", "<p>2</p>");
+    for opener in ["<!--", "<?"] {
+        let closer = if opener == "<?" { "?>" } else { "-->" };
+        let text = format!(
+            "{}\nprose {closer}\n{second}\nend {closer}",
+            call("a", &format!("<c>x {opener} y</c>"))
+        );
+        let r = parse(&text);
+        assert!(r.errors().is_empty(), "{opener}: {:?}", r.errors());
+        let calls = r.calls();
+        assert_eq!(calls.len(), 2, "{opener}");
+        assert_eq!(
+            calls[0].arguments["c"].as_str(),
+            Some(&*format!("x {opener} y"))
+        );
+        assert_eq!(calls[0].repairs[0].kind, RepairKind::LiteralLessThan);
+        assert_eq!(calls[1].tool_name, "b");
+        assert_eq!(r.prose(), format!("\nprose {closer}\n\nend {closer}"));
+    }
+    // A comment holding a call's end is no comment: the call ends there (an error, as `<c>` is
+    // open), and the call after it is read.
+    let text = format!("{}{second}-->", call("a", "<c>x <!-- </tool> y</c>"));
+    let r = parse(&text);
+    assert_eq!(r.errors()[0].kind, ErrorKind::MismatchedTag);
+    assert_eq!(r.calls().len(), 1);
+    assert_eq!(r.calls()[0].tool_name, "b");
+    // One of more than 16 KiB is text; closed ones within the bound are skipped, as before.
+    let long = format!("x <!--{}--> y", "c".repeat(16 * 1024));
+    let text = call(
+        "a",
+        &format!("<c>{long}</c><!-- note --><d>1<!-- n --></d>"),
+    );
+    let r = parse(&text);
+    let args = &r.calls()[0].arguments;
+    assert_eq!(args["c"].as_str(), Some(long.as_str()));
+    assert_eq!(args["d"], Value::Int(1));
+}
+
+/// docs/FORMAT.md §7: errors point at the first offending byte. A misspelt close tag of a value
+/// (`</contnet>` on line 7) is text at first (a stray close tag, §4 rule 4); when the value is
+/// never closed, the error is reported at it, not at `</arguments>` on line 8 (issue 14 item 19).
+#[test]
+fn a_misspelt_close_tag_is_reported_where_it_stands() {
+    let text = "Writing.\n<tool>\n<tool_name>write_to_file</tool_name>\n<arguments>\n\
+                <path>a.rs</path>\n<content>\nfn main() {}\n</contnet>\n</arguments>\n</tool>\nafter";
+    let r = parse(text);
+    let e = r.errors()[0];
+    assert_eq!(e.kind, ErrorKind::MismatchedTag);
+    assert_eq!((e.line, e.column), (8, 1), "{e:?}");
+    assert!(
+        e.message.contains("</contnet>") && e.message.contains("<content>"),
+        "{e:?}"
+    );
+    assert!(e.snippet.starts_with("</contnet>"), "{e:?}");
+    assert_eq!(r.prose(), "Writing.\n\nafter");
+    // Without a stray close tag, the tag that finds the element open is the first offence.
+    let r = parse(&call("w", "<a>1</arguments>"));
+    let e = r.errors()[0];
+    assert!(e.message.starts_with("</arguments>"), "{e:?}");
+}
+
 #[test]
 fn fenced_calls_are_calls_by_default_and_ignored_on_request() {
     let text = format!(
@@ -444,6 +619,14 @@ fn fenced_calls_are_calls_by_default_and_ignored_on_request() {
     let names: Vec<_> = r.calls().iter().map(|c| c.tool_name.clone()).collect();
     assert_eq!(names, ["real"]);
     assert!(r.prose().contains("<tool_name>example</tool_name>"));
+    // Issue 14 item 18: a fence closes at any line end, lone CR included (a later real call
+    // was prose), and a fence marker after a CR is a fence.
+    for end in ["\r\n", "\r"] {
+        let text = text.replace('\n', end);
+        let r = assert_chunking_invariant(&text, &opts);
+        let names: Vec<_> = r.calls().iter().map(|c| c.tool_name.clone()).collect();
+        assert_eq!(names, ["real"], "line ends {end:?}");
+    }
 }
 
 #[test]
@@ -511,6 +694,85 @@ fn argument_and_input_limits() {
     let r = toolcall_parser::parse_with("hello world, this is long", &opts);
     assert_eq!(r.prose(), "hello worl");
     assert_eq!(r.errors()[0].kind, ErrorKind::LimitExceeded);
+}
+
+/// A sample call in each dialect, for properties that must hold in all of them.
+fn dialect_samples() -> Vec<(toolcall_parser::Dialect, String)> {
+    use toolcall_parser::Dialect;
+    vec![
+        (Dialect::Tool, format!("Hi\n{}\nbye", call("w", "<p>a.rs</p><c>x &amp; y</c>"))),
+        (
+            Dialect::Tool,
+            "<tool>{\"tool_name\": \"w\", \"arguments\": {\"p\": \"a\"}}</tool>".to_owned(),
+        ),
+        (
+            Dialect::Qwen3Coder,
+            "Hi\n<tool_call>\n<function=w>\n<parameter=p>\na.rs\n</parameter>\n</function>\n</tool_call>"
+                .to_owned(),
+        ),
+        (
+            Dialect::SeedOss,
+            "<seed:tool_call>\n<function=w>\n<parameter=p>\na.rs\n</parameter>\n</function>\n</seed:tool_call>"
+                .to_owned(),
+        ),
+        (
+            Dialect::Hermes,
+            "Hi\n<tool_call>\n{\"name\": \"w\", \"arguments\": {\"p\": \"a.rs\"}}\n</tool_call>"
+                .to_owned(),
+        ),
+    ]
+}
+
+/// docs/FORMAT.md §7: `usize::MAX` is no limit. Every limit, alone and all together, set to
+/// `usize::MAX` gives the default result in every dialect (no overflow panic, nothing rejected).
+#[test]
+fn every_limit_at_usize_max_is_no_limit() {
+    let max = usize::MAX;
+    let d = Limits::default();
+    let variants = [
+        Limits {
+            max_input_bytes: max,
+            ..d.clone()
+        },
+        Limits {
+            max_calls: max,
+            ..d.clone()
+        },
+        Limits {
+            max_depth: max,
+            ..d.clone()
+        },
+        Limits {
+            max_call_bytes: max,
+            ..d.clone()
+        },
+        Limits {
+            max_argument_bytes: max,
+            ..d.clone()
+        },
+        Limits {
+            max_elements: max,
+            ..d.clone()
+        },
+        Limits {
+            max_input_bytes: max,
+            max_calls: max,
+            max_depth: max,
+            max_call_bytes: max,
+            max_argument_bytes: max,
+            max_elements: max,
+        },
+    ];
+    for (dialect, text) in dialect_samples() {
+        let base = ParseOptions::new().with_dialect(dialect);
+        let expected = toolcall_parser::parse_with(&text, &base);
+        assert_eq!(expected.calls().len(), 1, "{dialect}: {expected:?}");
+        for limits in &variants {
+            let opts = base.clone().with_limits(limits.clone());
+            let got = assert_chunking_invariant(&text, &opts);
+            assert_eq!(got, expected, "{dialect} with {limits:?}");
+        }
+    }
 }
 
 #[test]
@@ -724,4 +986,214 @@ fn element_limit_bounds_calls_of_many_small_elements() {
         r.errors()[0].message
     );
     assert_eq!(r.errors()[0].column as usize, json.rfind(',').unwrap() + 1);
+}
+
+/// A call cut at `cut`: what parsing the input up to there must give. The call's arguments are
+/// `(name, bytes from the call's start to the end of its close tag, value)`.
+struct CutCall {
+    dialect: toolcall_parser::Dialect,
+    text: String,
+    /// Where the call has begun for certain (its first byte past the opener's blanks), and
+    /// where it is complete.
+    begun: usize,
+    ends: usize,
+    arguments: Vec<(String, usize, serde_json::Value)>,
+}
+
+fn cut_calls() -> Vec<CutCall> {
+    use toolcall_parser::Dialect;
+    let tool = |args: &[(&str, &str, serde_json::Value)], server: bool| {
+        let mut text = String::from("<tool>\n  ");
+        let begun = text.len();
+        if server {
+            text.push_str("<server_name>fs</server_name>\n  ");
+        }
+        text.push_str("<tool_name>write_to_file</tool_name>\n  <arguments>\n");
+        let mut arguments = Vec::new();
+        for (name, xml, value) in args {
+            text.push_str(&format!("    <{name}>{xml}</{name}>"));
+            arguments.push((name.to_string(), text.len(), value.clone()));
+            text.push('\n');
+        }
+        text.push_str("  </arguments>\n</tool>");
+        CutCall {
+            dialect: Dialect::Tool,
+            ends: text.len(),
+            text,
+            begun,
+            arguments,
+        }
+    };
+    let qwen = |dialect: Dialect, block: &str| {
+        let mut text = format!("<{block}>\n<function=write_file>");
+        let begun = text.len() - 1;
+        text.push('\n');
+        let mut arguments = Vec::new();
+        for (name, v) in [("path", "a.rs"), ("content", "fn main() {\n    x < y;\n}")] {
+            text.push_str(&format!("<parameter={name}>\n{v}\n</parameter>"));
+            arguments.push((name.to_owned(), text.len(), json!(v)));
+            text.push('\n');
+        }
+        // `</function>` completes the call; the block's close tag only ends the block.
+        text.push_str("</function>");
+        let ends = text.len();
+        text.push_str(&format!("\n</{block}>"));
+        CutCall {
+            dialect,
+            text,
+            begun,
+            ends,
+            arguments,
+        }
+    };
+    vec![
+        tool(
+            &[
+                ("path", "src/a.rs", json!("src/a.rs")),
+                (
+                    "content",
+                    "fn f() -&gt; Vec&lt;u8&gt; { a &amp;&amp; b }",
+                    json!("fn f() -> Vec<u8> { a && b }"),
+                ),
+            ],
+            true,
+        ),
+        tool(
+            &[
+                ("n", "42", json!(42)),
+                (
+                    "code",
+                    "<![CDATA[x </code> ]]]]><![CDATA[>\r\n]]>",
+                    json!("x </code> ]]>\n"),
+                ),
+                ("obj", "<a>1</a><b>t</b>", json!({"a": 1, "b": "t"})),
+            ],
+            false,
+        ),
+        CutCall {
+            dialect: Dialect::Tool,
+            text: "<tool>\n{\"tool_name\": \"w\", \"arguments\": {\"p\": \"</tool>\"}}\n</tool>"
+                .to_owned(),
+            begun: "<tool>\n".len(),
+            ends: "<tool>\n{\"tool_name\": \"w\", \"arguments\": {\"p\": \"</tool>\"}}\n</tool>"
+                .len(),
+            arguments: vec![(
+                "p".to_owned(),
+                "<tool>\n{\"tool_name\": \"w\", \"arguments\": {\"p\": \"</tool>\"}}".len(),
+                json!("</tool>"),
+            )],
+        },
+        qwen(Dialect::Qwen3Coder, "tool_call"),
+        qwen(Dialect::SeedOss, "seed:tool_call"),
+        CutCall {
+            dialect: Dialect::Hermes,
+            text: "<tool_call>\n{\"name\": \"w\", \"arguments\": {\"p\": \"a\"}}\n</tool_call>"
+                .to_owned(),
+            begun: "<tool_call>\n".len(),
+            ends: "<tool_call>\n{\"name\": \"w\", \"arguments\": {\"p\": \"a\"}}\n</tool_call>"
+                .len(),
+            arguments: Vec::new(),
+        },
+    ]
+}
+
+/// The cut points of `c` that give a wrong result, one line each.
+fn cut_failures(c: &CutCall) -> Vec<String> {
+    let opts = ParseOptions::new().with_dialect(c.dialect);
+    let mut failures = Vec::new();
+    for cut in c.begun + 1..c.ends {
+        if !c.text.is_char_boundary(cut) {
+            continue;
+        }
+        let input = format!("Before.\n{}", &c.text[..cut]);
+        let shown = &c.text[..cut];
+        let r = toolcall_parser::parse_with(&input, &opts);
+        let streamed = common::parse_chunked(&input, &opts, 1);
+        if streamed != r {
+            failures.push(format!("{shown:?}: streamed differs"));
+        }
+        let errors = r.errors();
+        let [e] = errors.as_slice() else {
+            failures.push(format!(
+                "{shown:?}: {} errors, {} calls",
+                errors.len(),
+                r.calls().len()
+            ));
+            continue;
+        };
+        if e.kind != ErrorKind::UnterminatedCall {
+            failures.push(format!("{shown:?}: {:?} {}", e.kind, e.message));
+            continue;
+        }
+        if r.prose() != "Before.\n" {
+            failures.push(format!("{shown:?}: prose {:?}", r.prose()));
+        }
+        if c.dialect == toolcall_parser::Dialect::Hermes {
+            continue;
+        }
+        let complete: serde_json::Map<String, serde_json::Value> = c
+            .arguments
+            .iter()
+            .filter(|(_, end, _)| *end <= cut)
+            .map(|(n, _, v)| (n.clone(), v.clone()))
+            .collect();
+        let expected = Some(serde_json::Value::Object(complete));
+        let got = e
+            .partial
+            .clone()
+            .filter(|p| p.as_object().is_some_and(|m| !m.is_empty()));
+        let expected = expected.filter(|p| p.as_object().is_some_and(|m| !m.is_empty()));
+        if got != expected {
+            failures.push(format!("{shown:?}: partial {got:?}, expected {expected:?}"));
+        }
+    }
+    failures
+}
+
+/// docs/FORMAT.md §7: a call cut anywhere after it began (the input ends inside it: a tag, a
+/// reference, CDATA, a close tag) is `unterminated_call`, with the arguments completed before the
+/// cut in `partial` and none other; never another error, never a call (issue 14 item 7). Checked
+/// at every cut point, one-shot and streamed byte by byte.
+#[test]
+fn every_cut_inside_a_tool_call_is_unterminated_with_the_complete_arguments() {
+    for c in cut_calls()
+        .iter()
+        .filter(|c| c.dialect == toolcall_parser::Dialect::Tool)
+    {
+        let failures = cut_failures(c);
+        assert!(
+            failures.is_empty(),
+            "{} of the cut points of {:?}:\n{}",
+            failures.len(),
+            c.text,
+            failures.join("\n")
+        );
+    }
+}
+
+/// The same property in the other dialects. It fails in their grammars (not shared code), so it
+/// is ignored until they are fixed (`cargo test -- --ignored` shows the cut points): qwen3-coder
+/// and seed-oss lex a cut `<parameter=…` at the end as text (`unexpected_element`) and take a
+/// `</parameter>` followed by a cut `<…` as text of the value (its argument is lost from
+/// `partial`); hermes reads a cut `</tool_call` as `unexpected_text`.
+#[test]
+#[ignore = "issue 14 item 7: qwen3-coder, seed-oss and hermes grammars fail some cut points"]
+fn every_cut_inside_a_call_of_another_dialect_is_unterminated() {
+    let mut failures = Vec::new();
+    for c in cut_calls()
+        .iter()
+        .filter(|c| c.dialect != toolcall_parser::Dialect::Tool)
+    {
+        let f = cut_failures(c);
+        if !f.is_empty() {
+            failures.push(format!(
+                "{}: {} of the cut points of {:?}:\n{}",
+                c.dialect,
+                f.len(),
+                c.text,
+                f.join("\n")
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

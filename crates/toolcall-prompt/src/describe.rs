@@ -1,11 +1,12 @@
 //! [`describe_tools`]: one compact block per tool: name, description, parameters, and an example
 //! call generated from the schema.
 
+use crate::ToolDef;
 use crate::example::example_arguments;
-use crate::tool_def::ToolDef;
 use arg_types::json_schema::{SchemaDoc, alternatives, item_schema, required, types_with_values};
 use arg_types::write::{WriteError, write_arguments};
 use serde_json::Value as Json;
+use std::collections::HashSet;
 use std::fmt::Write as _;
 use xml_fallback::escape::Escaper;
 
@@ -133,22 +134,20 @@ fn list_members(doc: &SchemaDoc<'_>, schema: &Json, depth: usize, out: &mut Stri
     let Some(properties) = s.get("properties").and_then(Json::as_object) else {
         return;
     };
-    let required = required(s);
+    // A set: `required` may list tens of thousands of names, each looked up per property.
+    let required: HashSet<&str> = required(s).into_iter().collect();
+    let is_required = |name: &str| required.contains(name);
     let ordered = properties
         .iter()
-        .filter(|(name, _)| required.contains(&name.as_str()))
-        .chain(
-            properties
-                .iter()
-                .filter(|(name, _)| !required.contains(&name.as_str())),
-        );
+        .filter(|(name, _)| is_required(name))
+        .chain(properties.iter().filter(|(name, _)| !is_required(name)));
     for (name, prop) in ordered {
         let p = doc.resolve(prop);
         for _ in 0..depth {
             out.push_str("  ");
         }
         let _ = write!(out, "- {name} ({}", type_label(doc, prop, 0));
-        if required.contains(&name.as_str()) {
+        if is_required(name) {
             out.push_str(", required");
         }
         if let Some(values) = p.get("enum").and_then(Json::as_array) {

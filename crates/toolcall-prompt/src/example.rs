@@ -8,7 +8,7 @@
 //!   `format`): `path` → `src/main.rs`, `command` → `cargo build && cargo test`, `content` or
 //!   `code` → a short function holding `<`, `>` and `&&`, so that the example shows entity
 //!   escaping. `minLength` is met by repeating the value (up to 4096 characters), `maxLength`
-//!   by cutting it. The writer puts strings over 1000 characters in CDATA (ADR-0024).
+//!   by cutting it. The writer puts strings over 1000 characters in CDATA (docs/FORMAT.md §3).
 //! - **integer**: 1, or a value fitting the name (`timeout` → 30, `limit` → 10), kept within
 //!   `minimum`/`maximum`; **number**: 1.5 likewise; **boolean**: `true`; **null**: `null`.
 //! - **array**: two items (within `minItems`/`maxItems`), different where the type allows;
@@ -26,6 +26,7 @@ use arg_types::json_schema::{
 use arg_types::write::is_element_name;
 use arg_types::{Map, Value};
 use serde_json::Value as Json;
+use std::collections::HashSet;
 
 /// Depth from which optional members are left out and arrays get only `minItems` items.
 const SHALLOW_DEPTH: usize = 4;
@@ -164,13 +165,15 @@ impl Generator<'_> {
     fn object(&self, s: &Json, depth: usize, index: usize) -> Map {
         let mut out = Map::new();
         let required = required(s);
+        // A set: `required` may list tens of thousands of names, each looked up per property.
+        let required_set: HashSet<&str> = required.iter().copied().collect();
         let empty = serde_json::Map::new();
         let properties = s
             .get("properties")
             .and_then(Json::as_object)
             .unwrap_or(&empty);
         for (name, schema) in properties {
-            if required.contains(&name.as_str()) {
+            if required_set.contains(name.as_str()) {
                 out.insert(name.clone(), self.value(name, schema, depth + 1, index));
             }
         }

@@ -1,7 +1,7 @@
 //! [`format_instructions`]: the part of a system prompt that teaches the tool-call format.
 
 /// The text: the `<tool>` structure, arguments as elements (lists, objects), several calls in
-/// one reply, then escaping as ADR-0024 decides: entity escaping first (the five entities), CDATA
+/// one reply, then escaping as docs/FORMAT.md §3 decides: entity escaping first (the five entities), CDATA
 /// as the fallback for large code, the `]]>` limitation and its split, one method per value.
 const INSTRUCTIONS: &str = r#"## Tool calls
 
@@ -42,7 +42,7 @@ Use one method per value: either escape every special character, or put the whol
 
 /// The system-prompt section that explains the tool-call format, in Markdown, ending with a
 /// newline. It teaches entity escaping as the primary method and CDATA as the fallback
-/// (ADR-0024); tool descriptions come separately ([`crate::describe_tools`]).
+/// (FORMAT.md §3); tool descriptions come separately ([`crate::describe_tools`]).
 ///
 /// ```
 /// let text = toolcall_prompt::format_instructions();

@@ -1,5 +1,5 @@
 //! The prompt side of text tool calling: what the model is told, examples generated from tool
-//! schemas, and the message sent back when a call cannot be read (ADR-0024).
+//! schemas, and the message sent back when a call cannot be read (docs/FORMAT.md §3, §7).
 //!
 //! - [`format_instructions`]: the system-prompt section that teaches the `<tool>` format.
 //! - [`describe_tools`]: each tool's description, parameters and an example call generated from
@@ -7,6 +7,9 @@
 //! - [`system_prompt_section`]: both together.
 //! - [`retry_message`]: what to send back after parse errors, built on each error's
 //!   [`toolcall_parser::ParseError::feedback`].
+//! - [`ToolDef`]: toolcall-parser's tool definition, re-exported; [`ToolDef::from_tools_json`]
+//!   reads the MCP and OpenAI shapes of a tools JSON, the same reading as the parser's
+//!   [`ToolSchemas`](toolcall_parser::ToolSchemas).
 //!
 //! ```
 //! use toolcall_prompt::{system_prompt_section, ToolDef};
@@ -24,7 +27,6 @@
 #![forbid(unsafe_code)]
 
 mod describe;
-mod error;
 mod example;
 mod instructions;
 mod prompt;
@@ -32,12 +34,11 @@ mod retry;
 mod tool_def;
 
 pub use describe::{describe_tool, describe_tools, example_call};
-pub use error::PromptError;
 pub use example::{example_arguments, example_value};
 pub use instructions::format_instructions;
 pub use prompt::system_prompt_section;
 pub use retry::{no_tool_call_message, retry_message};
-pub use tool_def::{ToolDef, assign_server, tool_schemas};
-
-/// The server name used when a tool definition names none (ADR-0002's `local`).
-pub const DEFAULT_SERVER_NAME: &str = "local";
+pub use tool_def::{assign_server, tool_schemas};
+// The tool definitions are toolcall-parser's, so that one reading of a tools JSON serves the
+// prompt and the parser; re-exported under the names this crate always had.
+pub use toolcall_parser::{DEFAULT_SERVER_NAME, SchemaError as PromptError, ToolDef};

@@ -1,8 +1,8 @@
 //! [`system_prompt_section`]: the format instructions and the tool descriptions together.
 
+use crate::ToolDef;
 use crate::describe::describe_tools;
 use crate::instructions::format_instructions;
-use crate::tool_def::ToolDef;
 
 /// The whole tool section of a system prompt: [`format_instructions`], then, when there are
 /// tools, a `## Available tools` heading and [`describe_tools`]. Ends with a newline.

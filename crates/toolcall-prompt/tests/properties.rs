@@ -41,13 +41,19 @@ fn leaf() -> impl Strategy<Value = Json> {
     ]
 }
 
+/// Schemas of every shape, arrays and objects with or without `type` (`items` alone means an
+/// array, `properties` alone an object).
 fn schema() -> impl Strategy<Value = Json> {
     leaf().prop_recursive(4, 48, 5, |inner| {
         prop_oneof![
-            (inner.clone(), 0u64..4).prop_map(|(items, min)| json!({
-                "type": "array", "items": items, "minItems": min})),
-            (inner.clone(), 1u64..3).prop_map(|(items, max)| json!({
-                "type": "array", "items": items, "maxItems": max})),
+            (inner.clone(), 0u64..4, any::<bool>()).prop_map(|(items, min, typed)| typed_or_not(
+                json!({"type": "array", "items": items, "minItems": min}),
+                typed
+            )),
+            (inner.clone(), 1u64..3, any::<bool>()).prop_map(|(items, max, typed)| typed_or_not(
+                json!({"type": "array", "items": items, "maxItems": max}),
+                typed
+            )),
             object(inner.clone()),
             inner
                 .clone()
@@ -57,18 +63,34 @@ fn schema() -> impl Strategy<Value = Json> {
     })
 }
 
+/// `schema` without its `type` keyword when `typed` is false.
+fn typed_or_not(mut schema: Json, typed: bool) -> Json {
+    if !typed && let Some(o) = schema.as_object_mut() {
+        o.remove("type");
+    }
+    schema
+}
+
+/// Object schemas, half of them without `type`.
 fn object(inner: impl Strategy<Value = Json>) -> impl Strategy<Value = Json> {
-    prop::collection::vec((name(), inner, any::<bool>()), 0..5).prop_map(|members| {
-        let mut properties = serde_json::Map::new();
-        let mut required = Vec::new();
-        for (n, s, req) in members {
-            if req && !properties.contains_key(&n) {
-                required.push(Json::String(n.clone()));
+    (
+        prop::collection::vec((name(), inner, any::<bool>()), 0..5),
+        any::<bool>(),
+    )
+        .prop_map(|(members, typed)| {
+            let mut properties = serde_json::Map::new();
+            let mut required = Vec::new();
+            for (n, s, req) in members {
+                if req && !properties.contains_key(&n) {
+                    required.push(Json::String(n.clone()));
+                }
+                properties.insert(n, s);
             }
-            properties.insert(n, s);
-        }
-        json!({"type": "object", "properties": properties, "required": required})
-    })
+            typed_or_not(
+                json!({"type": "object", "properties": properties, "required": required}),
+                typed,
+            )
+        })
 }
 
 /// Any JSON, with the keywords the generator reads appearing often.
@@ -118,18 +140,26 @@ fn any_json() -> impl Strategy<Value = Json> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
+    /// The example the prompt shows parses, and coerced under the tool's schema gives the
+    /// example's values: for schemas with and without `type` (FORMAT.md §5.3: `properties`
+    /// means an object, `items` an array).
     #[test]
     fn examples_parse_back_through_their_schema(root in object(schema())) {
         let tool = ToolDef::new("t", "A tool.", root.clone());
         let expected = example_arguments(&root);
         let xml = example_call(&tool).expect("generated names are XML names");
+        // Parsed blind, the example is one call without errors.
+        let blind = toolcall_parser::parse(&xml);
+        prop_assert!(blind.errors().is_empty(), "{:?}\n{}", blind.errors(), xml);
+        prop_assert_eq!(blind.calls().len(), 1);
+        // Coerced under the schema, it gives exactly the example's values.
         let mut schemas = ToolSchemas::default();
-        schemas.insert("t", root);
+        schemas.insert("t", root.clone());
         let options = ParseOptions { schemas: Some(Arc::new(schemas)), ..ParseOptions::default() };
         let r = toolcall_parser::parse_with(&xml, &options);
-        prop_assert!(r.errors().is_empty(), "{:?}\n{}", r.errors(), xml);
+        prop_assert!(r.errors().is_empty(), "{:?}\n{}\n{}", r.errors(), xml, root);
         prop_assert_eq!(r.calls().len(), 1);
-        prop_assert_eq!(&r.calls()[0].arguments, &expected, "{}", xml);
+        prop_assert_eq!(&r.calls()[0].arguments, &expected, "{}\n{}", xml, root);
         prop_assert!(describe_tool(&tool).contains(&xml));
     }
 

@@ -156,7 +156,7 @@ fn the_malformed_call_is_answered_with_feedback_and_corrected() {
     assert!(
         retry
             .text
-            .contains("expected </content> (at line 25, column 1)")
+            .contains("expected </content> (at line 24, column 1)")
     );
     assert!(
         retry
@@ -174,7 +174,7 @@ fn the_malformed_call_is_answered_with_feedback_and_corrected() {
     assert!(report.prompts[2].contains("1 tool call in your last reply could not be read"));
     // And the console showed it.
     assert!(
-        out.contains("  ✗ mismatched_tag at line 25, column 1"),
+        out.contains("  ✗ mismatched_tag at line 24, column 1"),
         "{out}"
     );
     assert!(

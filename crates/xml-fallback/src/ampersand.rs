@@ -1,4 +1,4 @@
-//! The ampersand repair of ADR-0024 (fallback): bare `&` becomes `&amp;`.
+//! The ampersand repair (docs/FORMAT.md §4): bare `&` becomes `&amp;`.
 //!
 //! An `&` is kept when it begins `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;`, `&#DIGITS;` or
 //! `&#xHEX;` (the rule of [`crate::reference`], the one definition shared with the tool-call
@@ -10,8 +10,9 @@
 //!
 //! Two forms exist:
 //!
-//! - [`escape_unescaped_ampersands`] is the seed's `escapeUnescapedAmpersands`: context-free,
-//!   every bare `&` anywhere. Its tests check it against the seed's regular expression.
+//! - [`escape_unescaped_ampersands`] is the original fallback's `escapeUnescapedAmpersands`:
+//!   context-free, every bare `&` anywhere. Its tests check it against that fallback's regular
+//!   expression, quoted in docs/FORMAT.md §4.
 //! - [`escape_bare_ampersands_in_document`] is what [`crate::parse_document`] applies before its
 //!   retry: the same rule, but CDATA sections, comments and processing instructions are left
 //!   alone, because an `&` there is already literal and escaping it would change the content

@@ -16,8 +16,9 @@
 //! - **`Option<T>`**: a missing element is `None`, a present one is `Some`, even when empty.
 //! - **`Vec<T>`, tuples** are [`array_items`] over *all* siblings of the field's name, wherever
 //!   they are (so repeated tags interleaved with other tags are one list), and a single wrapper
-//!   `<edits><edit/>…</edits>` is unwrapped. A single element with no content at all
-//!   (`<exclude/>`) is the empty list.
+//!   `<edits><edit/>…</edits>` is unwrapped. A single *empty element*
+//!   ([`is_empty_element`]: no attributes, no child elements, no CDATA, blank text; `<exclude/>`)
+//!   is the empty list; `()` and unit variants need one too.
 //! - **Enums**: a unit variant is named by the text (`<mode>fast</mode>`); a variant with data is
 //!   an element holding one child element named after the variant.
 //! - **`deserialize_any`** (untagged enums, `serde_json::Value`): an element with child elements
@@ -27,8 +28,8 @@
 //! Errors carry the path of the value that failed: field names joined by `.`, sequence indices in
 //! brackets, the root being the empty path.
 
-use crate::text::{array_items, element_value, is_blank, trim_xml};
-use crate::tree::{Element, Node};
+use crate::text::{array_items, element_value, is_blank, is_empty_element, trim_xml};
+use crate::tree::Element;
 use serde::de::{
     self, DeserializeOwned, DeserializeSeed, EnumAccess, IntoDeserializer, MapAccess, SeqAccess,
     VariantAccess, Visitor,
@@ -248,15 +249,6 @@ impl<'de> ValueDe<'de, '_> {
     }
 }
 
-/// Whether `e` has no attributes, no child elements, no CDATA and only blank text.
-fn is_empty_element(e: &Element) -> bool {
-    e.attributes.is_empty()
-        && e.children.iter().all(|n| match n {
-            Node::Text(t) => is_blank(t),
-            Node::Element(_) | Node::CData(_) => false,
-        })
-}
-
 macro_rules! parse_number {
     ($($method:ident => $visit:ident: $ty:ty),* $(,)?) => {$(
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
@@ -350,7 +342,7 @@ impl<'de> de::Deserializer<'de> for ValueDe<'de, '_> {
 
     fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
         let empty = match self.one()? {
-            One::Element(e) => !e.has_child_elements() && is_blank(&element_value(e)),
+            One::Element(e) => is_empty_element(e),
             One::Str(s) => is_blank(&s),
         };
         if !empty {

@@ -1,7 +1,7 @@
 //! The one definition of escaping, shared by every writer in the workspace.
 //!
 //! Writers differ only in *which* characters they escape: argument text needs `&`, `<`, `>`;
-//! SPEC-01's thread bodies escape all five predefined entities; attribute values also need tab,
+//! `<thread>` bodies (docs/FORMAT.md §8.2) escape all five predefined entities; attribute values also need tab,
 //! LF and CR as character references, or attribute-value normalization turns them into spaces.
 //! [`Escaper`] names those sets; the loop that applies them is written once.
 

@@ -1,4 +1,4 @@
-//! ADR-0024 (fallback): parse strictly; on failure escape the bare ampersands and retry once.
+//! Parse strictly; on failure escape the bare ampersands and retry once (docs/FORMAT.md §4).
 
 use crate::ampersand::escape_bare_ampersands_in_document;
 use crate::de::from_element;

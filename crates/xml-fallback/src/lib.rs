@@ -1,4 +1,4 @@
-//! Strict XML for text written by language models, with the ampersand repair of ADR-0024.
+//! Strict XML for text written by language models, with the ampersand repair (docs/FORMAT.md §4).
 //!
 //! Models write `a && b` and `?x=1&y=2` inside XML far more often than they write broken XML of
 //! any other kind. This crate parses strictly first and, only when that fails, escapes the bare
@@ -11,6 +11,8 @@
 //! - [`from_str_with_fallback`]: typed decoding of a whole document through serde, with the same
 //!   fallback; [`from_element`] decodes any element of a tree ([`de`] has the rules).
 //! - DOCTYPE declarations are refused and input size and nesting depth are bounded ([`Limits`]).
+//! - [`reader_config`] and [`StrictReader`]: the workspace's one configuration of the xml-rs
+//!   reader, with the DOCTYPE refusal, for every crate that reads XML with xml-rs.
 //!
 //! It also holds what the rest of the workspace shares about XML: the one definition of a valid
 //! reference ([`reference`](mod@reference)), the one escaping routine ([`escape`]), the
@@ -55,5 +57,5 @@ pub use fallback::{
 pub use limits::Limits;
 pub use position::Position;
 pub use repair::{Parsed, Repair, RepairKind};
-pub use strict::parse_strict;
+pub use strict::{StrictReader, parse_strict, reader_config};
 pub use tree::{Attribute, Element, Node};

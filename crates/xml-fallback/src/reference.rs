@@ -1,6 +1,6 @@
 //! The one definition of a valid reference after `&`.
 //!
-//! ADR-0024 (fallback) keeps an `&` unchanged when it begins `&amp;`, `&lt;`, `&gt;`, `&quot;`,
+//! The ampersand repair (docs/FORMAT.md §4) keeps an `&` unchanged when it begins `&amp;`, `&lt;`, `&gt;`, `&quot;`,
 //! `&apos;`, `&#DIGITS;` or `&#xHEX;`; every other `&` is bare and is taken literally. The
 //! ampersand repair ([`crate::escape_unescaped_ampersands`]), the tool-call tokenizer and the
 //! writers all use this module, so they cannot disagree about what a reference is.

@@ -1,20 +1,205 @@
-//! The strict parse: xml-rs (the crate `xml`) events into a [`tree::Element`](crate::tree).
+//! The strict parse: xml-rs (the crate `xml`) events into a [`tree::Element`](crate::tree), and
+//! the workspace's one configuration of that reader ([`reader_config`], [`StrictReader`]).
 //!
 //! The reader is configured to keep the text as written: whitespace is neither trimmed nor
 //! dropped (it becomes [`Node::Text`]), CDATA sections stay [`Node::CData`] and are not merged
 //! into text. Comments and processing instructions are skipped. A `<!DOCTYPE …>` (and with it
-//! any entity declaration) is an error. The document is read as UTF-8 whatever its XML
-//! declaration says, since it arrives as a `&str`. xml-rs normalizes CR LF and lone CR to LF.
+//! any entity declaration) is an error, found before xml-rs reads the declaration. The document
+//! is read as UTF-8 whatever its XML declaration says, since it arrives as a `&str`. xml-rs
+//! normalizes CR LF and lone CR to LF.
 //!
 //! [`Element::content_span`] is left `None`: xml-rs reports event positions that are not reliable
 //! enough to cut the source with.
 
 use crate::error::{XmlError, XmlErrorKind};
 use crate::limits::Limits;
+use crate::position::Position;
 use crate::tree::{Attribute, Element, Node};
+use memchr::memmem;
 use xml::common::{Position as _, TextPosition};
 use xml::name::OwnedName;
 use xml::reader::{EventReader, ParserConfig, XmlEvent};
+
+/// The one configuration of the xml-rs reader in the workspace, used by [`StrictReader`] (so by
+/// [`parse_strict`] and the whole-document functions) and by `thread-serializer`'s reader:
+/// whitespace kept and reported as characters, CDATA kept apart from text, adjacent text
+/// coalesced, comments skipped, whitespace outside the root ignored, one root element, the text
+/// read as UTF-8 whatever encoding its XML declaration names.
+///
+/// The configuration alone does not refuse a DOCTYPE (xml-rs has no such setting, and reads the
+/// declaration, expanding parameter entities, before it reports it): read through
+/// [`StrictReader`], which does.
+///
+/// ```
+/// let config = xml_fallback::reader_config();
+/// assert!(!config.trim_whitespace && !config.cdata_to_characters && config.ignore_comments);
+/// assert!(!config.allow_multiple_root_elements);
+/// ```
+pub fn reader_config() -> ParserConfig {
+    ParserConfig::new()
+        .trim_whitespace(false)
+        .whitespace_to_characters(true)
+        .cdata_to_characters(false)
+        .coalesce_characters(true)
+        .ignore_comments(true)
+        .ignore_root_level_whitespace(true)
+        .allow_multiple_root_elements(false)
+        .override_encoding(Some(xml::Encoding::Utf8))
+        .ignore_invalid_encoding_declarations(true)
+}
+
+/// The message of [`XmlErrorKind::Doctype`] errors.
+fn doctype_message(declares_entities: bool) -> String {
+    let what = if declares_entities {
+        "a DOCTYPE declaration with entity declarations"
+    } else {
+        "a DOCTYPE declaration"
+    };
+    format!("{what} is not accepted (DTDs and entity declarations are refused)")
+}
+
+/// xml-rs events of a whole document read with [`reader_config`], errors located in the text as
+/// [`XmlError`]s, and a `<!DOCTYPE …>` refused ([`XmlErrorKind::Doctype`]).
+///
+/// The DOCTYPE is found by a scan of the prolog (the text before the root element: an XML
+/// declaration, comments, processing instructions, whitespace) before xml-rs reads anything,
+/// so no part of a DTD is ever read: xml-rs expands parameter entities while it reads one,
+/// without bound, so that a 454-byte internal subset would grow to 100 MB. A DOCTYPE the scan
+/// does not reach (one after a malformed prolog) is refused when xml-rs reports it.
+///
+/// ```
+/// use xml_fallback::{StrictReader, XmlErrorKind};
+/// use xml::reader::XmlEvent;
+///
+/// let mut reader = StrictReader::new("<a>x</a>");
+/// assert!(matches!(reader.next_event(), Ok(XmlEvent::StartDocument { .. })));
+/// assert!(matches!(reader.next_event(), Ok(XmlEvent::StartElement { .. })));
+/// assert_eq!(reader.next_event(), Ok(XmlEvent::Characters("x".into())));
+///
+/// let mut reader = StrictReader::new("<?xml version=\"1.0\"?>\n<!DOCTYPE a [<!ENTITY e \"x\">]><a>&e;</a>");
+/// let err = reader.next_event().unwrap_err();
+/// assert_eq!(err.kind, XmlErrorKind::Doctype);
+/// assert_eq!((err.position.line, err.position.column), (2, 1));
+/// assert!(err.message.contains("entity declarations"));
+/// ```
+pub struct StrictReader<'a> {
+    text: &'a str,
+    reader: EventReader<&'a [u8]>,
+    /// Where the prolog's DOCTYPE starts, until it is reported.
+    doctype: Option<usize>,
+}
+
+impl<'a> StrictReader<'a> {
+    /// A reader of `text`, a whole document.
+    pub fn new(text: &'a str) -> Self {
+        StrictReader {
+            text,
+            reader: EventReader::new_with_config(text.as_bytes(), reader_config()),
+            doctype: doctype_in_prolog(text),
+        }
+    }
+
+    /// The next event, or the first error. After an error, do not call it again.
+    ///
+    /// # Errors
+    ///
+    /// [`XmlErrorKind::Doctype`] for a DOCTYPE, [`XmlErrorKind::Syntax`] for text that is not
+    /// well-formed XML, each located in the text.
+    pub fn next_event(&mut self) -> Result<XmlEvent, XmlError> {
+        if let Some(offset) = self.doctype.take() {
+            let declares = declares_entities(&self.text[offset..]);
+            return Err(XmlError::at(
+                XmlErrorKind::Doctype,
+                doctype_message(declares),
+                self.text,
+                offset,
+            ));
+        }
+        match self.reader.next() {
+            Ok(XmlEvent::Doctype { syntax }) => Err(XmlError::at(
+                XmlErrorKind::Doctype,
+                doctype_message(syntax.contains("<!ENTITY")),
+                self.text,
+                offset_of(self.text, self.reader.position()),
+            )),
+            Ok(event) => Ok(event),
+            Err(e) => Err(XmlError::at(
+                XmlErrorKind::Syntax,
+                syntax_message(&e),
+                self.text,
+                offset_of(self.text, e.position()),
+            )),
+        }
+    }
+
+    /// The byte offset where the last event read starts. Computed from the start of the text:
+    /// meant for errors, not for every event.
+    pub fn offset(&self) -> usize {
+        offset_of(self.text, self.reader.position())
+    }
+
+    /// The line and column of [`offset`](Self::offset).
+    pub fn position(&self) -> Position {
+        Position::at(self.text, self.offset())
+    }
+
+    /// An error of `kind` where the last event read starts.
+    ///
+    /// ```
+    /// use xml_fallback::{StrictReader, XmlErrorKind};
+    /// let mut reader = StrictReader::new("<a>\n  <b/></a>");
+    /// for _ in 0..4 { reader.next_event().unwrap(); }
+    /// let err = reader.error_here(XmlErrorKind::TooDeep, "too deep");
+    /// assert_eq!((err.position.line, err.position.column), (2, 3));
+    /// ```
+    pub fn error_here(&self, kind: XmlErrorKind, message: impl Into<String>) -> XmlError {
+        XmlError::at(kind, message, self.text, self.offset())
+    }
+}
+
+/// The offset of a `<!DOCTYPE` in the prolog: after an optional byte-order mark, any run of
+/// whitespace, the XML declaration, processing instructions and comments. `None` when the
+/// prolog ends (at the root element, or at anything else) without one. One pass over the
+/// prolog.
+fn doctype_in_prolog(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut i = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    loop {
+        while bytes
+            .get(i)
+            .is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        {
+            i += 1;
+        }
+        let rest = &bytes[i..];
+        if rest.starts_with(b"<!DOCTYPE") {
+            return Some(i);
+        }
+        let (open, close): (usize, &[u8]) = if rest.starts_with(b"<!--") {
+            (4, b"-->")
+        } else if rest.starts_with(b"<?") {
+            (2, b"?>")
+        } else {
+            return None;
+        };
+        i += open + memmem::find(&rest[open..], close)? + close.len();
+    }
+}
+
+/// Whether the DOCTYPE that `from` starts with declares entities (in its internal subset).
+fn declares_entities(from: &str) -> bool {
+    // The declaration ends at the first `>`, or after its internal subset `[…]` when a `[`
+    // comes first.
+    let bytes = from.as_bytes();
+    let end = match memchr::memchr2(b'[', b'>', bytes) {
+        Some(i) if bytes[i] == b'[' => {
+            memmem::find(&bytes[i..], b"]").map_or(bytes.len(), |j| i + j)
+        }
+        Some(i) => i,
+        None => bytes.len(),
+    };
+    memmem::find(&bytes[..end], b"<!ENTITY").is_some()
+}
 
 /// Parses `text` as one well-formed XML document, with no repair.
 ///
@@ -50,57 +235,32 @@ pub(crate) fn check_size(text: &str, limits: &Limits) -> Result<(), XmlError> {
 
 /// The strict parse without the size check (the repaired copy may be longer than the input).
 pub(crate) fn parse_unchecked_size(text: &str, limits: &Limits) -> Result<Element, XmlError> {
-    let config = ParserConfig::new()
-        .trim_whitespace(false)
-        .whitespace_to_characters(true)
-        .cdata_to_characters(false)
-        .coalesce_characters(true)
-        .ignore_comments(true)
-        .ignore_root_level_whitespace(true)
-        .allow_multiple_root_elements(false)
-        .override_encoding(Some(xml::Encoding::Utf8))
-        .ignore_invalid_encoding_declarations(true);
-    let mut reader = EventReader::new_with_config(text.as_bytes(), config);
+    let mut reader = StrictReader::new(text);
     let mut stack: Vec<Element> = Vec::new();
     let mut elements = 0usize;
     loop {
-        let event = match reader.next() {
-            Ok(event) => event,
-            Err(e) => {
-                return Err(XmlError::at(
-                    XmlErrorKind::Syntax,
-                    syntax_message(&e),
-                    text,
-                    offset_of(text, e.position()),
-                ));
-            }
-        };
-        match event {
+        match reader.next_event()? {
             XmlEvent::StartElement {
                 name, attributes, ..
             } => {
                 // Attributes count as elements: each is a node of the tree too.
                 elements += 1 + attributes.len();
                 if elements > limits.max_elements {
-                    return Err(XmlError::at(
+                    return Err(reader.error_here(
                         XmlErrorKind::TooManyElements,
                         format!(
                             "the document has more elements and attributes than the limit of {}",
                             limits.max_elements
                         ),
-                        text,
-                        offset_of(text, reader.position()),
                     ));
                 }
                 if stack.len() >= limits.max_depth {
-                    return Err(XmlError::at(
+                    return Err(reader.error_here(
                         XmlErrorKind::TooDeep,
                         format!(
                             "elements are nested deeper than the limit of {}",
                             limits.max_depth
                         ),
-                        text,
-                        offset_of(text, reader.position()),
                     ));
                 }
                 let mut element = Element::new(qualified(name));
@@ -116,16 +276,13 @@ pub(crate) fn parse_unchecked_size(text: &str, limits: &Limits) -> Result<Elemen
             XmlEvent::EndElement { .. } => {
                 // xml-rs checks that end tags match, so the stack is never empty here.
                 let Some(done) = stack.pop() else {
-                    return Err(XmlError::at(
-                        XmlErrorKind::Syntax,
-                        "end tag without a start tag",
-                        text,
-                        offset_of(text, reader.position()),
-                    ));
+                    return Err(
+                        reader.error_here(XmlErrorKind::Syntax, "end tag without a start tag")
+                    );
                 };
                 match stack.last_mut() {
                     Some(parent) => parent.children.push(Node::Element(done)),
-                    None => return finish(reader, done, text),
+                    None => return finish(reader, done),
                 }
             }
             XmlEvent::Characters(s) | XmlEvent::Whitespace(s) => {
@@ -141,22 +298,11 @@ pub(crate) fn parse_unchecked_size(text: &str, limits: &Limits) -> Result<Elemen
                     top.children.push(Node::CData(s));
                 }
             }
-            XmlEvent::Doctype { syntax } => {
-                let what = if syntax.contains("<!ENTITY") {
-                    "a DOCTYPE declaration with entity declarations"
-                } else {
-                    "a DOCTYPE declaration"
-                };
-                return Err(XmlError::at(
-                    XmlErrorKind::Doctype,
-                    format!("{what} is not accepted (DTDs and entity declarations are refused)"),
-                    text,
-                    offset_of(text, reader.position()),
-                ));
-            }
             XmlEvent::StartDocument { .. }
             | XmlEvent::ProcessingInstruction { .. }
-            | XmlEvent::Comment(_) => {}
+            | XmlEvent::Comment(_)
+            // Refused by the reader; never returned.
+            | XmlEvent::Doctype { .. } => {}
             XmlEvent::EndDocument => {
                 // Only reachable without a root element, which xml-rs reports as an error.
                 return Err(XmlError::at(
@@ -171,19 +317,10 @@ pub(crate) fn parse_unchecked_size(text: &str, limits: &Limits) -> Result<Elemen
 }
 
 /// After the root element closes: reads on to the end, so that trailing garbage is an error.
-fn finish(mut reader: EventReader<&[u8]>, root: Element, text: &str) -> Result<Element, XmlError> {
+fn finish(mut reader: StrictReader<'_>, root: Element) -> Result<Element, XmlError> {
     loop {
-        match reader.next() {
-            Ok(XmlEvent::EndDocument) => return Ok(root),
-            Ok(_) => {}
-            Err(e) => {
-                return Err(XmlError::at(
-                    XmlErrorKind::Syntax,
-                    syntax_message(&e),
-                    text,
-                    offset_of(text, e.position()),
-                ));
-            }
+        if let XmlEvent::EndDocument = reader.next_event()? {
+            return Ok(root);
         }
     }
 }
@@ -192,7 +329,7 @@ fn finish(mut reader: EventReader<&[u8]>, root: Element, text: &str) -> Result<E
 fn syntax_message(e: &xml::reader::Error) -> String {
     use xml::reader::ErrorKind;
     match e.kind() {
-        ErrorKind::Syntax(msg) => msg.to_string(),
+        ErrorKind::Syntax(msg) => msg.trim_end().to_owned(),
         ErrorKind::UnexpectedEof => "unexpected end of input".to_owned(),
         ErrorKind::Utf8(u) => u.to_string(),
         ErrorKind::Io(io) => io.to_string(),
@@ -315,6 +452,53 @@ mod tests {
         assert!(e.message.contains("entity declarations"), "{e}");
         let e = parse("<?xml version=\"1.0\"?>\n<!DOCTYPE a><a/>").unwrap_err();
         assert_eq!(e.kind, XmlErrorKind::Doctype);
+    }
+
+    #[test]
+    fn the_prolog_scan_finds_the_doctype_where_it_starts() {
+        let cases = [
+            ("<!DOCTYPE a><a/>", Some(0)),
+            ("\u{feff}<!DOCTYPE a><a/>", Some(3)),
+            (
+                "<?xml version=\"1.0\"?>\r\n <!-- c > --><?pi ?>\n<!DOCTYPE a><a/>",
+                Some(44),
+            ),
+            ("<a><![CDATA[<!DOCTYPE html>]]></a>", None),
+            ("<a/><!DOCTYPE a>", None),
+            ("<!-- unterminated <!DOCTYPE a>", None),
+            ("text <!DOCTYPE a>", None),
+            ("", None),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(doctype_in_prolog(text), expected, "{text:?}");
+            if let Some(at) = expected {
+                assert!(text[at..].starts_with("<!DOCTYPE"));
+            }
+        }
+        // A DOCTYPE in a CDATA section is text; one after the root is an error all the same.
+        assert_eq!(
+            parse("<a><![CDATA[<!DOCTYPE html>]]></a>")
+                .unwrap()
+                .children,
+            [Node::CData("<!DOCTYPE html>".into())]
+        );
+        assert!(parse("<a/><!DOCTYPE a>").is_err());
+        assert!(parse("<a><!DOCTYPE a></a>").is_err());
+    }
+
+    #[test]
+    fn the_message_says_whether_entities_are_declared() {
+        assert!(declares_entities("<!DOCTYPE a [<!ENTITY x \"y\">]>"));
+        assert!(declares_entities("<!DOCTYPE a [\n <!ENTITY % p \"y\">\n]>"));
+        assert!(!declares_entities(
+            "<!DOCTYPE a><a><![CDATA[<!ENTITY]]></a>"
+        ));
+        assert!(!declares_entities("<!DOCTYPE a SYSTEM \"a.dtd\"><a/>"));
+        let e = parse("<!DOCTYPE a SYSTEM \"a.dtd\"><a/>").unwrap_err();
+        assert_eq!(
+            e.message,
+            "a DOCTYPE declaration is not accepted (DTDs and entity declarations are refused)"
+        );
     }
 
     #[test]

@@ -110,6 +110,36 @@ fn piece(n: &Node) -> &str {
     }
 }
 
+/// Whether `e` is an *empty element*, one that carries no value: no attributes, no child
+/// elements, no CDATA, and text that is empty or XML whitespace only (docs/FORMAT.md §2).
+///
+/// The workspace's one definition: typed decoding reads an empty element as an empty list, a
+/// unit or a unit variant ([`crate::de`]), and schema coercion (`arg-types`) as `[]`, `{}` or
+/// `null`. An attribute is data (typed decoding reads it), so an element with one is never taken
+/// for "nothing", even where attributes are not read; CDATA, even empty, is a string written
+/// on purpose.
+///
+/// ```
+/// use xml_fallback::text::is_empty_element;
+/// use xml_fallback::tree::{Attribute, Element, Node};
+/// assert!(is_empty_element(&Element::new("tags")));
+/// assert!(is_empty_element(&Element::with_text("tags", "\n  \t")));
+/// assert!(!is_empty_element(&Element::with_text("tags", "x")));
+/// let mut cdata = Element::new("tags");
+/// cdata.children.push(Node::CData(String::new()));
+/// assert!(!is_empty_element(&cdata));
+/// let mut attributed = Element::new("tag");
+/// attributed.attributes.push(Attribute { name: "kind".into(), value: "x".into() });
+/// assert!(!is_empty_element(&attributed));
+/// ```
+pub fn is_empty_element(e: &Element) -> bool {
+    e.attributes.is_empty()
+        && e.children.iter().all(|n| match n {
+            Node::Text(t) => is_blank(t),
+            Node::Element(_) | Node::CData(_) => false,
+        })
+}
+
 /// The items of an array argument, given the sibling elements that carry its name.
 ///
 /// Several siblings of one name are the items, in order (`<exclude>a</exclude><exclude>b</exclude>`).

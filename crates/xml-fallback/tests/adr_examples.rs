@@ -1,4 +1,5 @@
-//! Every example of the seed's ADR-0024 (fallback parsing with ampersand escaping).
+//! Every example of the original ampersand fallback ("Fallback XML Parsing with Ampersand
+//! Escaping"; docs/FORMAT.md, "Where the format comes from"), read as docs/FORMAT.md §4 says.
 
 use serde::Deserialize;
 use std::borrow::Cow;

@@ -1,4 +1,5 @@
-//! The memchr scan agrees with the seed's regular expression, run through fancy-regex.
+//! The memchr scan agrees with the original fallback's regular expression (docs/FORMAT.md §4),
+//! run through fancy-regex.
 //!
 //! fancy-regex is the oracle only: it is 50 times slower than the scan and its `replace_all`
 //! panics (backtrack limit, unwrapped inside `replacen`) on large inputs, so here it is used
@@ -10,7 +11,7 @@ use std::borrow::Cow;
 use xml_fallback::ampersand::escape_bare_ampersands_in_document;
 use xml_fallback::escape_unescaped_ampersands;
 
-/// The seed's pattern, exactly (ADR-0024, `escapeUnescapedAmpersands`).
+/// The original fallback's pattern, exactly (its `escapeUnescapedAmpersands`; docs/FORMAT.md §4).
 const SEED_PATTERN: &str = r"&(?!(amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);)";
 
 fn oracle(re: &Regex, s: &str) -> String {
@@ -26,9 +27,9 @@ fn oracle(re: &Regex, s: &str) -> String {
     out
 }
 
-/// Pieces rich in what matters to the rule. Digits are ASCII only: the seed's `\d` is
+/// Pieces rich in what matters to the rule. Digits are ASCII only: the pattern's `\d` is
 /// Unicode-aware in fancy-regex (it would accept `&#٣;`), while XML's character references, and
-/// so our rule, take ASCII digits only. The pattern is kept exactly as the seed wrote it and the
+/// so our rule, take ASCII digits only. The pattern is kept exactly as first written and the
 /// alphabet is restricted instead; the non-ASCII pieces here are not digits.
 const PIECES: &[&str] = &[
     "&", "&", "&", ";", ";", "#", "x", "X", "0", "1", "7", "9", "a", "f", "A", "F", "g", "m", "p",

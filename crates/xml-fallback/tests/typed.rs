@@ -452,3 +452,68 @@ fn xml_errors_come_through_as_xml_errors() {
     assert!(matches!(err, Error::Xml(_)), "{err}");
     assert!(err.to_string().starts_with("line 1, column "), "{err}");
 }
+
+/// The one rule of an empty element (`xml_fallback::text::is_empty_element`, docs/FORMAT.md §2)
+/// where typed decoding reads "nothing": an empty list, `()`, a unit variant. Attributes and
+/// CDATA are content.
+#[test]
+fn empty_elements_follow_the_one_rule() {
+    #[derive(Deserialize, PartialEq, Debug)]
+    struct File {
+        #[serde(rename = "@path")]
+        path: String,
+    }
+    #[derive(Deserialize, PartialEq, Debug)]
+    struct Files {
+        file: Vec<File>,
+    }
+    #[derive(Deserialize, PartialEq, Debug)]
+    struct Tags {
+        tags: Vec<String>,
+    }
+    // Blank: the empty list. An attribute: one item, read from it.
+    assert_eq!(
+        decode::<Tags>("<v><tags>\n  </tags></v>").tags,
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        decode::<Files>("<v><file path=\"a.rs\"/></v>").file,
+        [File {
+            path: "a.rs".into()
+        }]
+    );
+    // CDATA, even empty, is a string written on purpose: one item.
+    assert_eq!(
+        decode::<Tags>("<v><tags><![CDATA[]]></tags></v>").tags,
+        [""]
+    );
+
+    #[derive(Deserialize, PartialEq, Debug)]
+    struct Unit {
+        done: (),
+    }
+    assert_eq!(decode::<Unit>("<v><done/></v>").done, ());
+    for content in [
+        "<done k=\"1\"/>",
+        "<done><![CDATA[]]></done>",
+        "<done>x</done>",
+    ] {
+        let err = from_str_with_fallback::<Unit>(&format!("<v>{content}</v>")).unwrap_err();
+        assert!(
+            err.to_string().contains("expected an empty element"),
+            "{content}: {err}"
+        );
+    }
+
+    #[derive(Deserialize, PartialEq, Debug)]
+    enum Mode {
+        Fast,
+    }
+    #[derive(Deserialize, PartialEq, Debug)]
+    struct M {
+        mode: Mode,
+    }
+    assert_eq!(decode::<M>("<v><mode><Fast/></mode></v>").mode, Mode::Fast);
+    let err = from_str_with_fallback::<M>("<v><mode><Fast level=\"2\"/></mode></v>").unwrap_err();
+    assert!(err.to_string().contains("has content"), "{err}");
+}

@@ -1,31 +1,45 @@
 //! `toolcall parse`: one JSON object with the calls and errors of a response.
 
-use crate::commands::shared::{load_options, parse_in_chunks};
-use crate::input::read_input;
+use crate::commands::shared::{InferenceCount, Out, call_json, error_json, load, parse_in_chunks};
 use crate::{Exit, ParseArgs};
 use anyhow::Result;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use toolcall::parser::{ParseResult, Segment, ToolCall};
+use toolcall::parser::{ParseOptions, ParseResult, Segment};
 
 /// Runs the subcommand.
 pub(crate) fn run(args: &ParseArgs) -> Result<Exit> {
-    let text = read_input(args.file.as_deref())?;
-    let options = args.reasoning.apply(
-        load_options(args.schema.as_deref(), args.ignore_fenced)?.with_dialect(args.dialect),
-    );
+    let (text, options) = load(
+        args.file.as_deref(),
+        args.schema.as_deref(),
+        args.ignore_fenced,
+    )?;
+    let options = args.reasoning.apply(options.with_dialect(args.dialect));
     let result = match args.chunk_size {
         Some(n) => parse_in_chunks(&text, &options, n),
         None => toolcall::parser::parse_with(&text, &options),
     };
-    let mut out = report(&result);
+    let mut members = report(&result, &options);
     if args.reasoning.enabled() {
-        out["reasoning"] = Value::String(result.reasoning());
+        members.push(("reasoning", Out::Value(Value::String(result.reasoning()))));
     }
     if args.stats {
-        out["stats"] = stats(&result);
+        members.push(("stats", Out::Value(stats(&result))));
     }
-    println!("{}", serde_json::to_string_pretty(&out)?);
+    let out = Out::Object(members);
+    {
+        use std::io::Write;
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
+        stdout.flush()?;
+    }
+    let mut inferred = InferenceCount::default();
+    for call in result.calls() {
+        inferred.add(call, &options);
+    }
+    if let Some(note) = inferred.note(&options) {
+        eprintln!("{note}");
+    }
     Ok(if result.errors().is_empty() {
         Exit::Success
     } else {
@@ -33,20 +47,20 @@ pub(crate) fn run(args: &ParseArgs) -> Result<Exit> {
     })
 }
 
-/// The JSON object of the CLI contract: `calls`, `errors`, and the prose.
-pub(crate) fn report(result: &ParseResult) -> Value {
-    let calls: Vec<Value> = result.calls().into_iter().map(call_json).collect();
-    let errors: Vec<Value> = result
-        .errors()
+/// The JSON object of the CLI contract: `calls` (each with its `typed_by`), `errors` (each with
+/// its `feedback`), and the prose.
+fn report<'a>(result: &'a ParseResult, options: &ParseOptions) -> Vec<(&'static str, Out<'a>)> {
+    let calls = result
+        .calls()
         .into_iter()
-        .map(|e| serde_json::to_value(e).unwrap_or(Value::Null))
+        .map(|c| call_json(c, options))
         .collect();
-    json!({ "calls": calls, "errors": errors, "prose": result.prose() })
-}
-
-/// One call as JSON; `arguments` is the JSON form of the typed values.
-pub(crate) fn call_json(call: &ToolCall) -> Value {
-    serde_json::to_value(call).unwrap_or(Value::Null)
+    let errors = result.errors().into_iter().map(error_json).collect();
+    vec![
+        ("calls", Out::Array(calls)),
+        ("errors", Out::Value(Value::Array(errors))),
+        ("prose", Out::Value(Value::String(result.prose()))),
+    ]
 }
 
 /// Counts that let an agent watch a model's habits: calls, errors, repairs, encodings.
@@ -60,7 +74,7 @@ fn stats(result: &ParseResult) -> Value {
             Segment::Call(c) => {
                 calls += 1;
                 for r in &c.repairs {
-                    *repairs.entry(r.kind.as_str()).or_default() += 1;
+                    *repairs.entry(r.kind.as_str()).or_default() += r.count;
                 }
                 for e in &c.encodings {
                     *encodings.entry(e.encoding.as_str()).or_default() += 1;

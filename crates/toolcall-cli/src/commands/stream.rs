@@ -1,46 +1,216 @@
-//! `toolcall stream`: the streaming parser's events as JSON Lines.
+//! `toolcall stream`: the streaming parser's events as JSON Lines, printed as they become certain.
+//!
+//! Standard input is read as it arrives (whatever is available, up to 64 KiB at a time), fed to
+//! the parser in pieces of `--chunk-size` bytes as raw bytes (a UTF-8 character may be split
+//! anywhere; bytes that are not UTF-8 read as U+FFFD), and each event's line is printed and
+//! flushed at once: a reply piped from a model shows its calls while it is still being written.
+//! A file is replayed in pieces of `--chunk-size` bytes.
 
-use crate::commands::parse::call_json;
-use crate::commands::shared::{load_options, stream_events};
-use crate::input::read_input;
+use crate::commands::shared::{InferenceCount, Out, call_json, error_json, options_for};
+use crate::input::{is_stdin, read_input};
 use crate::{Exit, StreamArgs};
-use anyhow::Result;
+use anyhow::{Context, Result};
 use serde_json::{Value, json};
-use std::io::Write;
-use toolcall::parser::StreamEvent;
+use std::io::{Read, Write};
+use toolcall::parser::{ParseOptions, StreamEvent, StreamParser, chunks};
+
+/// The most bytes read from standard input at once.
+const READ_BYTES: usize = 64 << 10;
 
 /// Runs the subcommand.
 pub(crate) fn run(args: &StreamArgs) -> Result<Exit> {
-    let text = read_input(args.file.as_deref())?;
-    let options = args
-        .reasoning
-        .apply(load_options(args.schema.as_deref(), false)?.with_dialect(args.dialect));
-    let events = stream_events(&text, &options, args.chunk_size);
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    let mut had_errors = false;
-    for e in &events {
-        had_errors |= matches!(
-            e,
-            StreamEvent::Error { .. } | StreamEvent::CallFinished { result: Err(_), .. }
-        );
-        writeln!(out, "{}", event_json(e))?;
+    let file = args.file.as_deref();
+    let options = options_for(file, args.schema.as_deref(), args.ignore_fenced)?;
+    let options = args.reasoning.apply(options.with_dialect(args.dialect));
+    let chunk = usize::try_from(args.chunk_size).unwrap_or(usize::MAX);
+    if args.openai {
+        return openai(args, file, &options, chunk);
     }
-    out.flush()?;
-    Ok(if had_errors {
+    let mut parser = StreamParser::with_options(options.clone());
+    let stdout = std::io::stdout();
+    let mut printer = Printer {
+        out: std::io::BufWriter::new(stdout.lock()),
+        options: &options,
+        had_errors: false,
+        inferred: InferenceCount::default(),
+    };
+    match file {
+        Some(path) if !is_stdin(path) => {
+            let text = read_input(Some(path))?;
+            for piece in chunks(&text, chunk) {
+                printer.print(parser.feed(piece))?;
+            }
+        }
+        _ => {
+            let stdin = std::io::stdin();
+            let mut input = stdin.lock();
+            let mut buf = vec![0; READ_BYTES];
+            loop {
+                let n = match input.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e).context("cannot read standard input"),
+                };
+                for piece in buf[..n].chunks(chunk) {
+                    printer.print(parser.feed_bytes(piece))?;
+                }
+            }
+        }
+    }
+    printer.print(parser.finish())?;
+    if let Some(note) = printer.inferred.note(&options) {
+        eprintln!("{note}");
+    }
+    Ok(if printer.had_errors {
         Exit::InputErrors
     } else {
         Exit::Success
     })
 }
 
-/// One event as a JSON object with an `event` field naming its kind.
-fn event_json(e: &StreamEvent) -> Value {
+/// Prints events as JSON Lines, flushing after each batch so that each line is out as soon as
+/// its event is certain.
+struct Printer<'o, W: Write> {
+    out: W,
+    options: &'o ParseOptions,
+    had_errors: bool,
+    inferred: InferenceCount,
+}
+
+impl<W: Write> Printer<'_, W> {
+    fn print(&mut self, events: Vec<StreamEvent>) -> Result<()> {
+        if events.is_empty() {
+            return Ok(());
+        }
+        for e in &events {
+            self.had_errors |= matches!(
+                e,
+                StreamEvent::Error { .. } | StreamEvent::CallFinished { result: Err(_), .. }
+            );
+            if let StreamEvent::CallFinished {
+                result: Ok(call), ..
+            } = e
+            {
+                self.inferred.add(call, self.options);
+            }
+            writeln!(
+                self.out,
+                "{}",
+                serde_json::to_string(&event_json(e, self.options))?
+            )?;
+        }
+        self.out.flush()?;
+        Ok(())
+    }
+}
+
+/// One event as a JSON object with an `event` field naming its kind; calls carry their
+/// `typed_by`, errors their `feedback`.
+fn event_json<'a>(e: &'a StreamEvent, options: &ParseOptions) -> Out<'a> {
     match e {
         StreamEvent::CallFinished { index, result } => match result {
-            Ok(call) => json!({"event": "call_finished", "index": index, "call": call_json(call)}),
-            Err(err) => json!({"event": "call_finished", "index": index, "error": err}),
+            Ok(call) => Out::Object(vec![
+                ("event", Out::Value(json!("call_finished"))),
+                ("index", Out::Value(json!(index))),
+                ("call", call_json(call, options)),
+            ]),
+            Err(err) => Out::Value(
+                json!({"event": "call_finished", "index": index, "error": error_json(err)}),
+            ),
         },
-        other => serde_json::to_value(other).unwrap_or(Value::Null),
+        StreamEvent::Error { error } => {
+            Out::Value(json!({"event": "error", "error": error_json(error)}))
+        }
+        other => Out::Value(serde_json::to_value(other).unwrap_or(Value::Null)),
     }
+}
+
+/// `--openai`: OpenAI-style chat-completion deltas, one JSON object per line, flushed as they
+/// become certain.
+fn openai(
+    args: &StreamArgs,
+    file: Option<&std::path::Path>,
+    options: &ParseOptions,
+    chunk: usize,
+) -> Result<Exit> {
+    use toolcall::bridge::openai::{DeltaEvent, ToolCallDeltas};
+    let _ = args;
+    let mut deltas = ToolCallDeltas::new(options.clone());
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut failed = false;
+    let mut print = |events: Vec<DeltaEvent>, out: &mut dyn Write| -> Result<()> {
+        for e in &events {
+            let line = match e {
+                DeltaEvent::Content { text } => json!({ "content": text }),
+                DeltaEvent::Reasoning { text } => json!({ "reasoning": text }),
+                DeltaEvent::ToolCallStart { index, id, name } => json!({"tool_calls": [{
+                    "index": index, "id": id, "type": "function",
+                    "function": {"name": name, "arguments": ""}}]}),
+                DeltaEvent::Arguments { index, fragment } => json!({"tool_calls": [{
+                    "index": index, "function": {"arguments": fragment}}]}),
+                DeltaEvent::CallDone { index } => json!({"tool_call_done": {"index": index}}),
+                DeltaEvent::CallFailed {
+                    index,
+                    message,
+                    error,
+                } => {
+                    failed = true;
+                    let error = error.as_deref().map(error_json);
+                    json!({"tool_call_failed": {"index": index, "message": message, "error": error}})
+                }
+                other => serde_json::to_value(other).unwrap_or(Value::Null),
+            };
+            writeln!(out, "{line}")?;
+        }
+        if !events.is_empty() {
+            out.flush()?;
+        }
+        Ok(())
+    };
+    match file {
+        Some(path) if !is_stdin(path) => {
+            let text = read_input(Some(path))?;
+            for piece in chunks(&text, chunk) {
+                print(deltas.feed(piece), &mut out)?;
+            }
+        }
+        _ => {
+            let stdin = std::io::stdin();
+            let mut input = stdin.lock();
+            let mut buf = vec![0; READ_BYTES];
+            let mut pending: Vec<u8> = Vec::new();
+            loop {
+                let n = match input.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e).context("cannot read standard input"),
+                };
+                // Whole characters only: the bytes of one cut at the end wait for the next read.
+                pending.extend_from_slice(&buf[..n]);
+                let valid = match std::str::from_utf8(&pending) {
+                    Ok(_) => pending.len(),
+                    Err(e) if e.error_len().is_none() => e.valid_up_to(),
+                    Err(_) => pending.len(),
+                };
+                let text = String::from_utf8_lossy(&pending[..valid]).into_owned();
+                pending.drain(..valid);
+                for piece in chunks(&text, chunk) {
+                    print(deltas.feed(piece), &mut out)?;
+                }
+            }
+            if !pending.is_empty() {
+                let text = String::from_utf8_lossy(&pending).into_owned();
+                print(deltas.feed(&text), &mut out)?;
+            }
+        }
+    }
+    print(deltas.finish(), &mut out)?;
+    Ok(if failed {
+        Exit::InputErrors
+    } else {
+        Exit::Success
+    })
 }

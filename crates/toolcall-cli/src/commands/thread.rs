@@ -1,4 +1,5 @@
-//! `toolcall thread`: a JSON array of agent events in, the SPEC-01 `<thread>` document out.
+//! `toolcall thread`: a JSON array of agent events in, the `<thread>` document (docs/FORMAT.md
+//! §8) out.
 //!
 //! Standard output gets exactly the serializer's output (the document, then the response
 //! prefix after a newline when one is given) followed by one newline, as a command's output
@@ -14,7 +15,7 @@ use toolcall::thread::{AgentEvent, SerializerOptions, write_thread_io};
 /// Runs the subcommand.
 pub(crate) fn run(args: &crate::ThreadArgs) -> Result<Exit> {
     let input = read_input(args.file.as_deref())?;
-    let events: Vec<AgentEvent> = match serde_json::from_str(&input) {
+    let events: Vec<AgentEvent> = match toolcall::thread::events_from_json(&input) {
         Ok(events) => events,
         Err(e) => {
             eprintln!("toolcall: error: {}", describe_json_error(&e));

@@ -97,6 +97,15 @@ impl Dialect {
         }
     }
 
+    /// Whether the dialect's argument deltas are exactly its values' text: a string argument's
+    /// deltas concatenate to its final value, announced by
+    /// [`StreamEvent::ArgumentStarted`](crate::StreamEvent::ArgumentStarted) in map order. True
+    /// for the raw-text dialects; the `<tool>` dialect's deltas are text before the value-text
+    /// rule trims it, and Hermes has none.
+    pub fn exact_argument_deltas(self) -> bool {
+        matches!(self, Dialect::Qwen3Coder | Dialect::SeedOss)
+    }
+
     /// The markers that begin a call in this dialect: under the `end` policy, one of them ends
     /// reasoning.
     pub(crate) fn call_markers(self) -> &'static [&'static str] {

@@ -199,9 +199,9 @@ impl Default for Finders {
 /// A parameter being read.
 #[derive(Debug)]
 struct Param {
+    /// Given before in this call: read, then dropped (the first value stands).
+    duplicate: bool,
     name: Arc<str>,
-    /// Absolute offset of `<parameter=…>`.
-    at: usize,
     text: String,
     /// Whether the layout newline after the opening tag was looked for.
     started: bool,
@@ -561,7 +561,7 @@ impl Qwen3Coder {
                 ..
             }) => {
                 self.pos = abs + n;
-                match self.open_parameter(inp, &mut call, name, abs, abs + n) {
+                match self.open_parameter(inp, &mut call, name, abs, abs + n, out) {
                     Some(param) => (State::Value { call, param }, Flow::Again),
                     None => (State::Skip { call }, Flow::Again),
                 }
@@ -655,6 +655,7 @@ impl Qwen3Coder {
         name: &str,
         at: usize,
         end: usize,
+        out: &mut Vec<StreamEvent>,
     ) -> Option<Param> {
         call.core.elements += 1;
         if call.core.elements > self.asm.opts.limits.max_elements {
@@ -666,7 +667,10 @@ impl Qwen3Coder {
                 .limit_error(inp.w, inp.base, &mut call.core, Limit::MaxElements, msg, at);
             return None;
         }
-        if call.core.has_argument(name) {
+        // A parameter given again is read (so the call goes on) but dropped: the first value
+        // stands, so what was streamed of it stays true.
+        let duplicate = call.core.has_argument(name);
+        if duplicate {
             self.asm.repair(
                 inp.w,
                 inp.base,
@@ -677,12 +681,16 @@ impl Qwen3Coder {
         }
         call.core.argument_started(name, at, end);
         let name: Arc<str> = Arc::from(name);
-        if self.asm.emit_deltas {
+        if self.asm.emit_deltas && !duplicate {
             call.core.delta_argument = Some(Arc::clone(&name));
+            out.push(StreamEvent::ArgumentStarted {
+                index: call.core.index,
+                argument: Arc::clone(&name),
+            });
         }
         Some(Param {
+            duplicate,
             name,
-            at,
             text: String::new(),
             started: false,
             sent: 0,
@@ -695,8 +703,11 @@ impl Qwen3Coder {
     fn close_parameter(&mut self, call: &mut Call, mut param: Param, out: &mut Vec<StreamEvent>) {
         self.deliver(call, &mut param, true, out);
         call.core.delta_argument = None;
+        call.core.argument_ended();
+        if param.duplicate {
+            return;
+        }
         let name = param.name.to_string();
-        let at = param.at;
         let text = param.into_value();
         if !call.by_name.contains_key(&name) {
             call.core.encodings.push(ArgumentEncoding {
@@ -705,10 +716,10 @@ impl Qwen3Coder {
             });
         }
         match call.by_name.get(&name) {
-            Some(&i) => call.args[i] = RawArgument { name, text, at },
+            Some(&i) => call.args[i] = RawArgument { name, text },
             None => {
                 call.by_name.insert(name.clone(), call.args.len());
-                call.args.push(RawArgument { name, text, at });
+                call.args.push(RawArgument { name, text });
             }
         }
     }
@@ -722,7 +733,7 @@ impl Qwen3Coder {
         closing: bool,
         out: &mut Vec<StreamEvent>,
     ) {
-        if !self.asm.emit_deltas {
+        if !self.asm.emit_deltas || param.duplicate {
             return;
         }
         let end = if closing {
@@ -831,7 +842,7 @@ impl Qwen3Coder {
                         );
                         self.close_parameter(&mut call, param, out);
                         self.pos = abs + n;
-                        return match self.open_parameter(inp, &mut call, name, abs, abs + n) {
+                        return match self.open_parameter(inp, &mut call, name, abs, abs + n, out) {
                             Some(param) => (State::Value { call, param }, Flow::Again),
                             None => (State::Skip { call }, Flow::Again),
                         };

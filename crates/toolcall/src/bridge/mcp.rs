@@ -1,7 +1,7 @@
 //! MCP (Model Context Protocol): calls as `tools/call` params, servers' tool lists as
 //! [`ToolDef`]s, `tools/call` results as text.
 //!
-//! A call's `server_name` says which MCP server runs it (ADR-0002); [`group_by_server`] sorts a
+//! A call's `server_name` says which MCP server runs it (docs/FORMAT.md §1); [`group_by_server`] sorts a
 //! reply's calls into one batch per server, and [`call_params`] makes each call the params of
 //! that server's `tools/call` request. The other way, [`tool_defs`] reads what a server's
 //! `tools/list` returned, routed to that server, for `toolcall::prompt::system_prompt_section`.

@@ -28,6 +28,7 @@
 //!
 //! [`ToolDef`]: crate::prompt::ToolDef
 
+mod deltas;
 mod error;
 pub mod mcp;
 pub mod openai;
@@ -107,6 +108,7 @@ pub fn call_from_parts(
         encodings,
         legacy_json: false,
         span: 0..0,
+        fenced: false,
     }
 }
 

@@ -33,6 +33,7 @@
 //! assert_eq!(reply["tool_call_id"], "call_1");
 //! ```
 
+pub use super::deltas::{DeltaEvent, ToolCallDeltas};
 use super::{BridgeError, arguments_from_json, arguments_to_json, call_from_parts, json_type};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value as Json;

@@ -5,6 +5,7 @@ use crate::call::{ArgumentEncoding, Encoding, RepairKind};
 use crate::error::{ErrorKind, Limit};
 use crate::event::StreamEvent;
 use crate::lexer::{Lexeme, Lexer, Tag, decode_attributes, is_name_start};
+use crate::names::{invalid_name_message, is_valid_name};
 use std::ops::Range;
 use xml_fallback::text::is_blank;
 use xml_fallback::tree::{Attribute, Node};
@@ -22,17 +23,18 @@ impl ToolXml {
         };
         // Nothing past the call's `max_call_bytes` is read, so the limit is hit at the same
         // place (and after the same lexemes) however the input was split.
-        let cap = call.core.start + self.asm.opts.limits.max_call_bytes + 1;
+        let cap = self.asm.call_cap(call.core.start);
         let capped = base + w.len() > cap;
-        let (w, is_final) = if capped {
+        let w = if capped {
             let mut end = cap - base;
             while !w.is_char_boundary(end) {
                 end -= 1;
             }
-            (&w[..end], false)
+            &w[..end]
         } else {
-            (w, is_final)
+            w
         };
+        let _ = is_final;
         let mut past_limit = false;
         let flow = loop {
             if past_limit || self.pos - call.core.start > self.asm.opts.limits.max_call_bytes {
@@ -44,13 +46,19 @@ impl ToolXml {
                 self.fail_limit(w, base, &mut call, Limit::MaxCallBytes, msg, at);
                 break Flow::Again;
             }
-            if let Some(flow) = self.text_run(w, base, &mut call, is_final) {
+            // Lexed as if more input followed, even at the end of the input: the end of a call's
+            // input is always a cut (the call is unterminated), so a lexeme it cuts short (`<ser`,
+            // `</argu`, `&am`) is not misread as text; the call ends as `unterminated_call`
+            // with what it had completed (docs/FORMAT.md §7).
+            if let Some(flow) = self.text_run(w, base, &mut call, false) {
                 break flow;
             }
             let rel = self.pos - base;
-            let Some((lexeme, n)) = self.lexer.next(w, rel, base, is_final) else {
-                if capped {
-                    // The lexeme in progress runs past the limit.
+            let Some((lexeme, n)) = self.lexer.next(w, rel, base, false) else {
+                // The lexeme in progress runs past the limit, or what was read already did: the
+                // limit is checked here too, before waiting for more, so that a window ending
+                // right after the call's last allowed byte reads as any chunking of it does.
+                if capped || self.pos - call.core.start > self.asm.opts.limits.max_call_bytes {
                     past_limit = true;
                     continue;
                 }
@@ -58,7 +66,44 @@ impl ToolXml {
             };
             let at = self.pos;
             self.pos += n;
-            if let Some(flow) = self.xml_lexeme(w, base, &mut call, lexeme, at..at + n, out) {
+            // Markup inside a top-level argument reaches its deltas once read (docs/FORMAT.md §2,
+            // streaming): a tag that opens such markup or stands inside it, anything else inside
+            // it. A close tag that ends the argument, or that reverts its markup to text (whose
+            // text the deltas already carry), is not delivered: the mode has changed then.
+            let before = call.delta_region();
+            let delta = self
+                .asm
+                .emit_deltas
+                .then(|| (lexeme_delta(&lexeme, &w[rel..rel + n]), &w[rel..rel + n]));
+            let start = match &lexeme {
+                Lexeme::StartTag(tag) => Some(tag.self_closing),
+                _ => None,
+            };
+            let text_before = call.argument().is_some_and(|a| a.has_text) && call.stack.len() == 3;
+            let flow = self.xml_lexeme(w, base, &mut call, lexeme, at..at + n, out);
+            if let Some((as_text, raw)) = delta
+                && self.call.is_none()
+                && matches!(self.mode, Mode::Xml)
+            {
+                let at_argument = call.stack.len() == 3 && call.argument().is_some();
+                let region = match (start, call.delta_region()) {
+                    // An empty element in the argument (`Vec<T/>`, `<br/>`), as if it had opened.
+                    (Some(true), DeltaRegion::None) if at_argument && text_before => {
+                        DeltaRegion::AsText
+                    }
+                    (Some(true), DeltaRegion::None) if at_argument && call.string_argument => {
+                        DeltaRegion::Verbatim
+                    }
+                    (Some(_), DeltaRegion::None) | (None, _) => before,
+                    (Some(_), after) => after,
+                };
+                match region {
+                    DeltaRegion::AsText => call.core.delta.push_str(&as_text),
+                    DeltaRegion::Verbatim => call.core.delta.push_str(raw),
+                    DeltaRegion::None => {}
+                }
+            }
+            if let Some(flow) = flow {
                 break flow;
             }
         };
@@ -105,15 +150,28 @@ impl ToolXml {
         }
         top.refs |= refs;
         let is_value = top.role == Role::Value;
-        if self.asm.emit_deltas
-            && call.at_top_level_argument()
-            && let [_, _, argument] = call.stack.as_slice()
-            && let Some(Node::Text(t)) = argument.element.children.last()
-        {
-            call.core.delta.push_str(&t[t.len() - appended..]);
+        if self.asm.emit_deltas && appended > 0 {
+            let region = if call.at_top_level_argument() {
+                DeltaRegion::AsText
+            } else {
+                call.delta_region()
+            };
+            let top = call.stack.last().expect("a call has its <tool> frame");
+            match (region, top.element.children.last()) {
+                (DeltaRegion::AsText, Some(Node::Text(t))) => {
+                    call.core.delta.push_str(&t[t.len() - appended..]);
+                }
+                (DeltaRegion::Verbatim, _) => call.core.delta.push_str(&w[rel..rel + n]),
+                _ => {}
+            }
         }
-        for &at in &bare {
+        for &at in &bare.first {
             self.repair(w, base, call, RepairKind::BareAmpersand, at);
+        }
+        if bare.count > bare.first.len() {
+            let more = bare.count - bare.first.len();
+            self.asm
+                .repair_more(&mut call.core, RepairKind::BareAmpersand, more);
         }
         bare.clear();
         self.bare_scratch = bare;
@@ -350,6 +408,10 @@ impl ToolXml {
         frame.tentative = parent.role == Role::Value && parent.has_text;
         if parent_role == Role::Arguments {
             call.core.argument_started(tag.name, at, at + n);
+            call.string_argument = self.asm.emit_deltas
+                && self
+                    .asm
+                    .argument_is_string(call.core.tool_name.as_deref(), tag.name);
             if self.asm.emit_deltas {
                 call.core.delta_argument = Some(Arc::from(tag.name));
             }
@@ -398,7 +460,12 @@ impl ToolXml {
                 self.repair(w, base, call, RepairKind::UnclosedTagAsText, from);
                 call.stack.truncate(k + 1);
                 let text = markup_as_text(&w[from - base..at - base]);
+                let delivered = call.core.delta.len();
                 self.append_text(w, base, call, &text, from, out)?;
+                if k == 2 {
+                    // The argument's deltas carried this markup as text as it came.
+                    call.core.delta.truncate(delivered);
+                }
                 return self.end_tag(w, base, call, name, at..at + n, out);
             }
         }
@@ -407,14 +474,24 @@ impl ToolXml {
             // Inside a value, a close tag of no open element is text (`use </div> here`); one
             // of an open element means the value was left unclosed, an error.
             self.repair(w, base, call, RepairKind::CloseTagAsText, at);
+            let top = call.top();
+            if top.stray_close.is_none() {
+                top.stray_close = Some((at, name.to_owned()));
+            }
             self.append_text(w, base, call, &w[at - base..at + n - base], at, out)?;
             return None;
         }
         let expected = top.element.name.clone();
+        // The first offending byte: a close tag of no open element taken as text in the element
+        // left open (its misspelt close, `</contnet>`), else this tag (docs/FORMAT.md §7).
+        let (culprit, culprit_at) = match &top.stray_close {
+            Some((stray_at, stray)) if top.role == Role::Value => (stray.clone(), *stray_at),
+            _ => (name.to_owned(), at),
+        };
         let msg = format!(
-            "</{name}> does not close the open element <{expected}>; expected </{expected}>"
+            "</{culprit}> does not close the open element <{expected}>; expected </{expected}>"
         );
-        let flow = self.fail(w, base, call, ErrorKind::MismatchedTag, msg, at);
+        let flow = self.fail(w, base, call, ErrorKind::MismatchedTag, msg, culprit_at);
         if name == TOOL {
             // The call ends here all the same, so the calls after it are read.
             self.end_call(w, base, call, at + n, out);
@@ -447,19 +524,28 @@ impl ToolXml {
                 self.end_call(w, base, call, end, out);
                 return Some(Flow::Again);
             }
-            Role::ServerName => {
-                call.core.server_name =
-                    Some(xml_fallback::text::element_value(&frame.element).into_owned());
-            }
-            Role::ToolName => {
-                let name = xml_fallback::text::element_value(&frame.element).into_owned();
-                if self.asm.progress {
-                    out.push(StreamEvent::ToolName {
-                        index: call.core.index,
-                        tool_name: name.clone(),
-                    });
+            Role::ServerName | Role::ToolName => {
+                // Names are trimmed, then must be valid (docs/FORMAT.md §3.4): anything else is an
+                // error, never a call. An empty name is no name (`local`, or `missing_tool_name`).
+                let value = xml_fallback::text::element_value(&frame.element);
+                let name = value.trim_matches(XML_BLANKS).to_owned();
+                let tool = frame.role == Role::ToolName;
+                if !name.is_empty() && !is_valid_name(&name) {
+                    let msg = invalid_name_message(&name, tool);
+                    let at = frame.tag_start;
+                    return Some(self.fail(w, base, call, ErrorKind::InvalidToolName, msg, at));
                 }
-                call.core.tool_name = Some(name);
+                if !tool {
+                    call.core.server_name = Some(name);
+                } else {
+                    if self.asm.progress && !name.is_empty() {
+                        out.push(StreamEvent::ToolName {
+                            index: call.core.index,
+                            tool_name: name.clone(),
+                        });
+                    }
+                    call.core.tool_name = Some(name);
+                }
             }
             Role::Arguments => call.arguments = Some(frame.element),
             Role::Value => {
@@ -467,6 +553,7 @@ impl ToolXml {
                 if parent_is_arguments {
                     self.flush_delta_of(call, &frame.element.name, out);
                     call.core.delta_argument = None;
+                    call.core.argument_ended();
                     let encoding = if frame.element.has_child_elements() {
                         Encoding::Structured
                     } else {
@@ -544,7 +631,9 @@ impl ToolXml {
                             self.pos = base + at;
                             return Flow::Stop;
                         }
-                        None => false,
+                        // The input ends at a `<` that may begin markup: a cut, and the close
+                        // tag before it completed its argument.
+                        None => true,
                         Some(&b) => b == b'/' || b == b'!' || is_name_start(b),
                     }
                 }
@@ -575,6 +664,24 @@ impl ToolXml {
         Flow::Again
     }
 }
+
+/// A lexeme of markup inside a value as the revert of docs/FORMAT.md §4 rule 3 reads it (`markup_as_text`):
+/// text and CDATA as they are, references decoded, CDATA's delimiters dropped, anything else as
+/// written (`raw`).
+fn lexeme_delta<'a>(lexeme: &Lexeme<'a>, raw: &'a str) -> std::borrow::Cow<'a, str> {
+    use std::borrow::Cow;
+    match lexeme {
+        Lexeme::Text(t) | Lexeme::CData(t) => Cow::Borrowed(t),
+        Lexeme::Newline => Cow::Borrowed("\n"),
+        Lexeme::Char(c) => Cow::Owned(c.to_string()),
+        Lexeme::BareAmp => Cow::Borrowed("&"),
+        Lexeme::CDataStart | Lexeme::CDataEnd => Cow::Borrowed(""),
+        _ => Cow::Borrowed(raw),
+    }
+}
+
+/// XML's blanks, trimmed from names.
+const XML_BLANKS: [char; 4] = [' ', '\t', '\n', '\r'];
 
 /// Markup taken as text (a reverted element, a close tag followed by text): references decoded,
 /// CDATA unwrapped, line ends normalized, everything else kept as written. The lexer reads it,

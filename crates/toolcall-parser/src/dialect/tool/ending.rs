@@ -102,6 +102,7 @@ impl ToolXml {
             at,
             partial,
         );
+        let fenced = call.core.fenced;
         let finished = std::mem::replace(call, CallState::new(0, at, at + n));
         self.emit_call(w, base, finished, at, out);
         self.asm.prose_start = at;
@@ -112,7 +113,10 @@ impl ToolXml {
             self.pos = at + n;
             return Flow::Again;
         }
-        self.call = Some(Box::new(CallState::new(self.asm.next_index(), at, at + n)));
+        let mut next = CallState::new(self.asm.next_index(), at, at + n);
+        // A call begun inside a call stands where it did: in a fence or not.
+        next.core.fenced = fenced;
+        self.call = Some(Box::new(next));
         self.pos = at + n;
         self.mode = Mode::AfterToolTag;
         Flow::Again

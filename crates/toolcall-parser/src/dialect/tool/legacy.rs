@@ -1,4 +1,5 @@
-//! The legacy JSON form inside `<tool>` (ADR-0002): scanning to the object's end, then reading it.
+//! The legacy JSON form inside `<tool>` (docs/FORMAT.md §1.3): scanning to the object's end,
+//! then reading it.
 
 use super::*;
 use crate::call::{ArgumentEncoding, Encoding};
@@ -24,9 +25,8 @@ impl ToolXml {
         let rel = self.pos - base;
         // Nothing past the call's `max_call_bytes` is scanned (as in the XML form).
         let call_start = self.call.as_ref().map_or(self.pos, |c| c.core.start);
-        let mut limit = (call_start + self.asm.opts.limits.max_call_bytes + 1)
-            .saturating_sub(base)
-            .clamp(rel, bytes.len());
+        let cap = self.asm.call_cap(call_start);
+        let mut limit = cap.saturating_sub(base).clamp(rel, bytes.len());
         while !w.is_char_boundary(limit) {
             limit -= 1;
         }
@@ -112,7 +112,10 @@ impl ToolXml {
             return self.call_too_long(w, base);
         }
         let rel = self.pos - base;
-        let Some((lexeme, n)) = self.lexer.next(w, rel, base, is_final) else {
+        // As in the XML form: the end of the input inside a call is a cut, so a lexeme it cuts
+        // short (`</too`) ends the call as unterminated, not as unexpected text.
+        let _ = is_final;
+        let Some((lexeme, n)) = self.lexer.next(w, rel, base, false) else {
             self.call = Some(call);
             return Flow::Stop;
         };
@@ -208,6 +211,15 @@ impl ToolXml {
         self.put_back(call);
         Flow::Again
     }
+}
+
+/// The arguments of a complete legacy JSON object, as JSON, for an unterminated call's
+/// `partial`; `None` when the object cannot be read.
+pub(super) fn complete_arguments(json: &str) -> Option<serde_json::Value> {
+    let legacy = legacy_json::read(json).ok()?;
+    Some(serde_json::Value::from(arg_types::Value::Object(
+        legacy.arguments,
+    )))
 }
 
 /// Bytes of the strings in a JSON argument: its decoded text, as `max_argument_bytes` counts it.

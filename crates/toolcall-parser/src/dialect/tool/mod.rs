@@ -1,5 +1,5 @@
-//! The `<tool>` grammar: prose, calls in the XML form (ADR-0019) or the legacy JSON form
-//! (ADR-0002), and the repairs of docs/FORMAT.md §4.
+//! The `<tool>` grammar: prose, calls in the XML form (docs/FORMAT.md §1.2) or the legacy JSON
+//! form (§1.3), and the repairs of §4.
 //!
 //! It is a state machine over the lexer, driven by [`crate::StreamParser`]. It reads a window of
 //! the input from `pos` on and reports, through [`ToolXml::run`], the first byte it still needs:
@@ -16,8 +16,9 @@
 use crate::assemble::{Arguments, Assembler, CallCore};
 use crate::dialect::{Dialect, Grammar};
 use crate::event::StreamEvent;
+use crate::fence::Fence;
 use crate::json_scan::JsonScanner;
-use crate::lexer::Lexer;
+use crate::lexer::{BareAmps, Lexer};
 use crate::options::ParseOptions;
 use std::sync::Arc;
 use xml_fallback::tree::{Element, Node};
@@ -87,6 +88,10 @@ struct Frame {
     has_text: bool,
     refs: bool,
     cdata: bool,
+    /// The first close tag of no open element taken as text in it (offset, name): if it is
+    /// never closed, that tag was likely its misspelt close (`</contnet>`), and the error is
+    /// reported there.
+    stray_close: Option<(usize, String)>,
 }
 
 impl Frame {
@@ -100,6 +105,7 @@ impl Frame {
             has_text: false,
             refs: false,
             cdata: false,
+            stray_close: None,
         }
     }
 
@@ -139,6 +145,21 @@ struct CallState {
     core: CallCore,
     stack: Vec<Frame>,
     arguments: Option<Element>,
+    /// The tool's schema types the open top-level argument as a string: markup inside it is
+    /// delivered in deltas as written (it is kept verbatim, docs/FORMAT.md §4 rule 5).
+    string_argument: bool,
+}
+
+/// How the markup a lexeme belongs to reaches the open top-level argument's deltas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DeltaRegion {
+    /// Not inside markup of a top-level argument (its own text is delivered as it is decoded).
+    None,
+    /// Inside an element opened after text (`Vec<String>`), which reverts to text unless it is
+    /// closed: delivered as the revert reads it (references decoded, tags as written).
+    AsText,
+    /// Inside markup of a string-typed argument: delivered as written.
+    Verbatim,
 }
 
 impl CallState {
@@ -147,6 +168,17 @@ impl CallState {
             core: CallCore::new(index, start, tag_end),
             stack: Vec::new(),
             arguments: None,
+            string_argument: false,
+        }
+    }
+
+    /// Where the lexeme at hand stands for deltas (docs/FORMAT.md §2, streaming).
+    fn delta_region(&self) -> DeltaRegion {
+        match self.stack.get(3) {
+            Some(_) if self.argument().is_none() => DeltaRegion::None,
+            Some(child) if child.tentative => DeltaRegion::AsText,
+            Some(_) if self.string_argument => DeltaRegion::Verbatim,
+            _ => DeltaRegion::None,
         }
     }
 
@@ -177,13 +209,6 @@ impl CallState {
     }
 }
 
-/// Markdown fences, tracked only when calls in fences are to be ignored.
-#[derive(Debug, Clone, Copy, Default)]
-struct Fence {
-    at_line_start: bool,
-    open: Option<(u8, usize)>,
-}
-
 /// The `<tool>` grammar's whole state.
 #[derive(Debug)]
 pub(crate) struct ToolXml {
@@ -195,8 +220,9 @@ pub(crate) struct ToolXml {
     pos: usize,
     /// Boxed: the grammar takes the call out and puts it back around every handler.
     call: Option<Box<CallState>>,
-    /// Offsets of bare `&`s found by the last text run (kept to reuse its allocation).
-    bare_scratch: Vec<usize>,
+    /// Bare `&`s found by the last text run (kept to reuse its allocation).
+    bare_scratch: BareAmps,
+    /// Markdown fences, tracked only when calls in fences are to be ignored.
     fence: Fence,
 }
 impl Grammar for ToolXml {
@@ -220,15 +246,12 @@ impl ToolXml {
     pub(crate) fn new(opts: ParseOptions, progress: bool) -> Self {
         ToolXml {
             asm: Assembler::new(opts, Dialect::Tool, progress),
-            lexer: Lexer::default(),
+            lexer: Lexer::with_barrier(TOOL),
             mode: Mode::Prose,
             pos: 0,
             call: None,
-            bare_scratch: Vec::new(),
-            fence: Fence {
-                at_line_start: true,
-                open: None,
-            },
+            bare_scratch: BareAmps::default(),
+            fence: Fence::default(),
         }
     }
 
@@ -291,7 +314,13 @@ impl ToolXml {
             }
             _ => {
                 if let Some(mut call) = self.call.take() {
-                    let partial = ending::partial_arguments(&call);
+                    let partial = match self.mode {
+                        // The legacy JSON object is complete: its arguments are.
+                        Mode::AfterJson { start, end } => {
+                            legacy::complete_arguments(&w[start - base..end - base])
+                        }
+                        _ => ending::partial_arguments(&call),
+                    };
                     self.asm.unterminated(
                         w,
                         base,

@@ -3,9 +3,10 @@
 
 use super::*;
 use crate::event::StreamEvent;
+use crate::fence::Fence;
 use crate::json_scan::JsonScanner;
 use crate::lexer::Lexeme;
-use memchr::{memchr, memchr2};
+use memchr::memchr;
 
 impl ToolXml {
     pub(super) fn prose(
@@ -16,32 +17,21 @@ impl ToolXml {
         out: &mut Vec<StreamEvent>,
     ) -> Flow {
         let bytes = w.as_bytes();
-        let track_fences = self.asm.opts.ignore_fenced_calls;
+        // Fences are always tracked: a call in one is prose (`ignore_fenced_calls`) or is
+        // marked `fenced`.
+        let track_fences = true;
         loop {
             let rel = self.pos - base;
             if rel >= bytes.len() {
                 self.asm.emit_prose(w, base, self.pos, out);
                 return Flow::Stop;
             }
-            if track_fences && self.fence.at_line_start {
-                match fence_marker(&bytes[rel..], is_final) {
-                    FenceMarker::NeedMore => {
-                        self.asm.emit_prose(w, base, self.pos, out);
-                        return Flow::Stop;
-                    }
-                    FenceMarker::None => self.fence.at_line_start = false,
-                    FenceMarker::Fence(ch, len) => {
-                        self.fence.at_line_start = false;
-                        self.fence.open = match self.fence.open {
-                            None => Some((ch, len)),
-                            Some((open_ch, open_len)) if open_ch == ch && len >= open_len => None,
-                            still_open => still_open,
-                        };
-                    }
-                }
+            if track_fences && !self.fence.read_line_start(&bytes[rel..], is_final) {
+                self.asm.emit_prose(w, base, self.pos, out);
+                return Flow::Stop;
             }
             let hit = if track_fences {
-                memchr2(b'<', b'\n', &bytes[rel..])
+                Fence::next_stop(&bytes[rel..])
             } else {
                 memchr(b'<', &bytes[rel..])
             };
@@ -51,9 +41,8 @@ impl ToolXml {
                 return Flow::Stop;
             };
             let at = rel + i;
-            if bytes[at] == b'\n' {
+            if track_fences && self.fence.line_end(bytes[at]) {
                 self.pos = base + at + 1;
-                self.fence.at_line_start = true;
                 continue;
             }
             match probe_tool_tag(&bytes[at..], is_final) {
@@ -75,18 +64,17 @@ impl ToolXml {
                     return Flow::Stop;
                 }
                 Some((Lexeme::StartTag(tag), n)) if tag.name == TOOL && !tag.self_closing => {
-                    let fenced = track_fences && self.fence.open.is_some();
-                    if fenced || !self.asm.may_begin_call(w, base, base + at, out) {
+                    let fenced = track_fences && self.fence.is_open();
+                    let ignored = fenced && self.asm.opts.ignore_fenced_calls;
+                    if ignored || !self.asm.may_begin_call(w, base, base + at, out) {
                         self.pos = base + at + n;
                         continue;
                     }
                     // The prose before `<tool>` is certain now, call or not.
                     self.asm.emit_prose(w, base, base + at, out);
-                    self.call = Some(Box::new(CallState::new(
-                        self.asm.next_index(),
-                        base + at,
-                        base + at + n,
-                    )));
+                    let mut call = CallState::new(self.asm.next_index(), base + at, base + at + n);
+                    call.core.fenced = fenced;
+                    self.call = Some(Box::new(call));
                     self.pos = base + at + n;
                     self.mode = Mode::AfterToolTag;
                     return Flow::Again;
@@ -174,44 +162,5 @@ pub(super) fn probe_tool_tag(s: &[u8], is_final: bool) -> Probe {
         None => Probe::NeedMore,
         Some(b'>' | b' ' | b'\t' | b'\n' | b'\r') => Probe::Maybe,
         Some(_) => Probe::No,
-    }
-}
-
-/// What begins a line, for Markdown fences.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum FenceMarker {
-    /// ``` or ~~~ (the character and the run's length: three or more), after at most three spaces.
-    Fence(u8, usize),
-    /// No fence marker.
-    None,
-    /// The window ends before it can be told.
-    NeedMore,
-}
-
-/// The fence marker, if any, at the start of the line `s`.
-pub(super) fn fence_marker(s: &[u8], is_final: bool) -> FenceMarker {
-    let indent = s.iter().take(4).take_while(|&&b| b == b' ').count();
-    if indent == s.len() {
-        return if is_final {
-            FenceMarker::None
-        } else {
-            FenceMarker::NeedMore
-        };
-    }
-    if indent > 3 {
-        return FenceMarker::None;
-    }
-    let ch = s[indent];
-    if ch != b'`' && ch != b'~' {
-        return FenceMarker::None;
-    }
-    let run = s[indent..].iter().take_while(|&&b| b == ch).count();
-    if indent + run == s.len() && !is_final {
-        return FenceMarker::NeedMore;
-    }
-    if run >= 3 {
-        FenceMarker::Fence(ch, run)
-    } else {
-        FenceMarker::None
     }
 }

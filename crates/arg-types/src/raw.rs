@@ -1,0 +1,513 @@
+//! Raw-text typing: arguments written as raw text, typed by the tool's JSON Schema.
+//!
+//! The dialects of the Qwen3-Coder family (and Seed-OSS, GLM, MiniMax-M2) give each argument as
+//! raw text, `<parameter=name>\nTEXT\n</parameter>`: no markup inside, no escaping, and no type.
+//! [`type_raw`] reads one such text through the property's schema; [`type_raw_arguments`] reads
+//! a whole call's `(name, text)` pairs through the tool's input schema. The rules, each pinned
+//! by a test in `tests/raw.rs` (docs/FORMAT.md §5.6):
+//!
+//! | schema | text | value |
+//! | --- | --- | --- |
+//! | none (tool unknown, property not in the schema, `{}`, `true`) | anything | the text, a string, byte for byte |
+//! | `string` | anything | the text, byte for byte (`007`, ` x `, `null` included) |
+//! | `integer` | `[+-]digits` of any length, or a number whose exact value is whole (`7.0`, `1e3`) | integer, every digit kept |
+//! | `number` | integer text (exact, any length), or a float (`-12.5`, `1.25e3`), `NaN`, `+Inf`, `-Inf` | integer or float |
+//! | `boolean` | `true`, `false`, `True`, `False` | boolean |
+//! | `null` | `null`, `None`, or nothing | null |
+//! | `object` / `array` | JSON, else a Python literal ([`crate::literal`]): `{'k': 'v'}`, `[True, None]`, `(1, 2)` | object / array |
+//! | `enum` / `const` | a listed value: strings equal to the text or to the trimmed text, numbers equal by exact decimal value, others by value | the listed value |
+//! | `anyOf` / `oneOf`, `type` lists | the first alternative, in order, that accepts the text (the text `null`/`None` takes an alternative that allows null first) | its value |
+//!
+//! - For every type but `string`, ASCII whitespace around the text is trimmed first, and a
+//!   JSON-quoted scalar (`"42"` for an `integer`) is unquoted when the text itself does not fit.
+//! - The text `null` or `None` is null whenever the schema does not accept a string, even when
+//!   it does not allow null (it is then also reported as a mismatch).
+//! - A text that fits nothing the schema allows is kept as a string, and [`Typed::mismatch`]
+//!   says why: the caller records a repair; one bad value never drops a call.
+//! - Objects and arrays are taken as read: their members and items are not checked against
+//!   `properties` or `items`.
+//! - A schema without `type` whose keywords imply one (`properties` ⇒ object, `items` ⇒ array)
+//!   reads an object or array when the text is one, and otherwise keeps the text as a string
+//!   without a mismatch: JSON Schema applies those keywords to objects and arrays only.
+//! - `$ref` (local, into `root`) and `allOf` are resolved as [`crate::json_schema`] does.
+//! - Work is linear in the text (it is parsed at most once per reading, however many
+//!   alternatives the schema has) and bounded in the schema: at most 256 schemas are visited
+//!   and `anyOf` nests at most 32 deep; literals nest at most [`crate::literal::MAX_DEPTH`].
+//!
+//! ```
+//! use arg_types::raw::type_raw;
+//! use arg_types::Value;
+//! use serde_json::json;
+//! let root = json!({});
+//! let t = type_raw("3", Some(&json!({"type": "integer"})), &root);
+//! assert_eq!((t.value, t.mismatch), (Value::Int(3), None));
+//! let t = type_raw("three", Some(&json!({"type": "integer"})), &root);
+//! assert_eq!(t.value, Value::String("three".into()));
+//! assert_eq!(t.mismatch.as_deref(), Some("expected integer"));
+//! assert_eq!(type_raw("007", None, &root).value, Value::String("007".into()));
+//! ```
+
+use crate::json_schema::{SchemaDoc, alternatives, enum_values, merge_into, types};
+use crate::literal::{LiteralError, parse_json, parse_python};
+use crate::number::Decimal;
+use crate::schema::{describe_any_of, describe_enum, describe_types, integer, number, same};
+use crate::{Map, Value};
+use serde_json::Value as Json;
+use std::cell::{Cell, OnceCell};
+
+/// How many schemas one reading may visit (through `anyOf`, `oneOf`, type lists).
+const MAX_VISITS: usize = 256;
+
+/// How deeply `anyOf`/`oneOf` may nest in one reading.
+const MAX_NESTING: usize = 32;
+
+/// One argument's value read from its raw text.
+///
+/// ```
+/// use arg_types::raw::type_raw;
+/// let root = serde_json::json!({});
+/// let schema = serde_json::json!({"type": "boolean"});
+/// let t = type_raw("True", Some(&schema), &root);
+/// assert_eq!(t.value, arg_types::Value::Bool(true));
+/// assert!(t.fits());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Typed {
+    /// The value: typed by the schema when the text fits it; otherwise the text as a string
+    /// (or null, for the text `null`/`None` where no string is allowed).
+    pub value: Value,
+    /// Why the text does not fit the schema (`expected integer: not a whole number`); `None`
+    /// when it fits, or when there is no schema to fit.
+    pub mismatch: Option<String>,
+}
+
+impl Typed {
+    /// Whether the text fitted the schema (there is no [`Typed::mismatch`]).
+    pub fn fits(&self) -> bool {
+        self.mismatch.is_none()
+    }
+}
+
+/// Types one argument's raw text by `schema`, the schema of its property; `root` is the
+/// document that `schema`'s local `$ref`s point into (the tool's whole input schema). With no
+/// schema the value is the text, a string. See the [module](self) for the rules.
+///
+/// The text is taken as the dialect layer hands it over (one layout newline already removed
+/// at each end); a string keeps it byte for byte.
+///
+/// ```
+/// use arg_types::raw::type_raw;
+/// use serde_json::json;
+/// let root = json!({"$defs": {"Todo": {"type": "object"}}});
+/// let todos = json!({"type": "array", "items": {"$ref": "#/$defs/Todo"}});
+/// let t = type_raw("[{'content': 'Buy milk', 'done': False}]\n", Some(&todos), &root);
+/// assert_eq!(t.value.to_string(), r#"[{"content":"Buy milk","done":false}]"#);
+/// let big = type_raw("18446744073709551616", Some(&json!({"type": "number"})), &root);
+/// assert_eq!(serde_json::to_string(&big.value).unwrap(), "18446744073709551616");
+/// let either = json!({"anyOf": [{"type": "integer"}, {"type": "null"}]});
+/// assert_eq!(type_raw("None", Some(&either), &root).value, arg_types::Value::Null);
+/// ```
+pub fn type_raw(text: &str, schema: Option<&Json>, root: &Json) -> Typed {
+    let Some(schema) = schema else {
+        return Typed {
+            value: Value::String(text.to_owned()),
+            mismatch: None,
+        };
+    };
+    let typer = Typer::new(text, root);
+    match typer.read(schema, 0) {
+        Ok(value) => Typed {
+            value,
+            mismatch: None,
+        },
+        Err(reason) if typer.is_null_word() => Typed {
+            value: Value::Null,
+            mismatch: Some(format!(
+                "null, where the schema asks for {}",
+                strip(&reason)
+            )),
+        },
+        Err(reason) => Typed {
+            value: Value::String(text.to_owned()),
+            mismatch: Some(reason),
+        },
+    }
+}
+
+/// The arguments of one call read from raw text, with what did not fit.
+///
+/// ```
+/// use arg_types::raw::type_raw_arguments;
+/// let out = type_raw_arguments([("city", "Paris")], None);
+/// assert_eq!(out.arguments["city"], arg_types::Value::String("Paris".into()));
+/// assert!(out.mismatches.is_empty());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct TypedArguments {
+    /// The arguments, in the order first given.
+    pub arguments: Map,
+    /// One entry per argument that did not fit its schema (kept as text), in order.
+    pub mismatches: Vec<Mismatch>,
+}
+
+/// An argument kept as text because it did not fit its schema, or given twice.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Mismatch {
+    /// The argument's name.
+    pub name: String,
+    /// Why (see [`Typed::mismatch`]).
+    pub reason: String,
+}
+
+/// Types a call's arguments, `(name, raw text)` in the order written, by the tool's input
+/// schema (an object schema with `properties`; `$ref` and `allOf` at its root are resolved).
+///
+/// - A property's schema types its argument ([`type_raw`]); a name the schema does not list
+///   takes `additionalProperties` when that is a schema, and otherwise stays a string — also
+///   when `additionalProperties` is `false`, reported then as a mismatch.
+/// - With no input schema (the tool is unknown) every argument is a string.
+/// - A name given twice keeps its first position and its last value, reported as a mismatch.
+///
+/// Work is linear in the number of arguments and in the total text.
+///
+/// ```
+/// use arg_types::raw::type_raw_arguments;
+/// use arg_types::Value;
+/// let schema = serde_json::json!({
+///     "type": "object",
+///     "properties": {"location": {"type": "string"}, "days": {"type": "integer"}}
+/// });
+/// let out = type_raw_arguments([("location", "Boston"), ("days", "3"), ("unit", "C")], Some(&schema));
+/// assert_eq!(out.arguments["days"], Value::Int(3));
+/// assert_eq!(out.arguments["unit"], Value::String("C".into()));
+/// assert!(out.mismatches.is_empty());
+/// let out = type_raw_arguments([("days", "a few")], Some(&schema));
+/// assert_eq!(out.mismatches[0].name, "days");
+/// assert_eq!(out.arguments["days"], Value::String("a few".into()));
+/// ```
+pub fn type_raw_arguments<'t>(
+    args: impl IntoIterator<Item = (&'t str, &'t str)>,
+    input_schema: Option<&Json>,
+) -> TypedArguments {
+    let resolved = input_schema.map(|root| SchemaDoc::new(root).resolve(root));
+    let object = resolved.as_deref().and_then(Json::as_object);
+    let properties = object
+        .and_then(|o| o.get("properties"))
+        .and_then(Json::as_object);
+    let additional = object.and_then(|o| o.get("additionalProperties"));
+    let root = input_schema.unwrap_or(&Json::Null);
+    let mut out = TypedArguments::default();
+    for (name, text) in args {
+        let schema = match properties.and_then(|p| p.get(name)) {
+            Some(s) => Some(s),
+            None => match additional {
+                Some(extra @ Json::Object(_)) => Some(extra),
+                Some(Json::Bool(false)) => {
+                    out.mismatches.push(Mismatch {
+                        name: name.to_owned(),
+                        reason: "the tool has no parameter of this name; kept as text".into(),
+                    });
+                    None
+                }
+                _ => None,
+            },
+        };
+        let typed = type_raw(text, schema, root);
+        if let Some(reason) = typed.mismatch {
+            out.mismatches.push(Mismatch {
+                name: name.to_owned(),
+                reason,
+            });
+        }
+        if out.arguments.insert(name.to_owned(), typed.value).is_some() {
+            out.mismatches.push(Mismatch {
+                name: name.to_owned(),
+                reason: "given more than once; the last value is kept".into(),
+            });
+        }
+    }
+    out
+}
+
+/// `expected X: detail` → `X`.
+fn strip(reason: &str) -> &str {
+    let r = reason.strip_prefix("expected ").unwrap_or(reason);
+    r.split(": ").next().unwrap_or(r)
+}
+
+/// One reading of one text; what is parsed from the text is parsed once, whatever the number of
+/// alternatives tried.
+struct Typer<'a> {
+    doc: SchemaDoc<'a>,
+    text: &'a str,
+    trimmed: &'a str,
+    visits_left: Cell<usize>,
+    literal: OnceCell<Result<Value, LiteralError>>,
+    unquoted: OnceCell<Option<String>>,
+    integer: OnceCell<Result<Value, &'static str>>,
+    number: OnceCell<Result<Value, &'static str>>,
+    decimal: OnceCell<Option<Decimal>>,
+}
+
+impl<'a> Typer<'a> {
+    fn new(text: &'a str, root: &'a Json) -> Self {
+        Typer {
+            doc: SchemaDoc::new(root),
+            text,
+            trimmed: text.trim_ascii(),
+            visits_left: Cell::new(MAX_VISITS),
+            literal: OnceCell::new(),
+            unquoted: OnceCell::new(),
+            integer: OnceCell::new(),
+            number: OnceCell::new(),
+            decimal: OnceCell::new(),
+        }
+    }
+
+    fn text_value(&self) -> Value {
+        Value::String(self.text.to_owned())
+    }
+
+    fn is_null_word(&self) -> bool {
+        matches!(self.trimmed, "null" | "None")
+    }
+
+    /// The text read as JSON, else as a Python literal.
+    fn literal(&self) -> &Result<Value, LiteralError> {
+        self.literal.get_or_init(|| {
+            #[cfg(test)]
+            tests::PARSES.with(|p| p.set(p.get() + 1));
+            parse_json(self.trimmed)
+                .or_else(|json_error| parse_python(self.trimmed).map_err(|_| json_error))
+        })
+    }
+
+    /// The content of a JSON-quoted text (`"42"`), if the text is one.
+    fn unquoted(&self) -> Option<&str> {
+        self.unquoted
+            .get_or_init(|| {
+                let t = self.trimmed;
+                if t.len() >= 2 && t.starts_with('"') && t.ends_with('"') {
+                    match parse_json(t) {
+                        Ok(Value::String(s)) => Some(s),
+                        _ => None,
+                    }
+                } else {
+                    None
+                }
+            })
+            .as_deref()
+    }
+
+    /// `parse` on the trimmed text, else on its unquoted content.
+    fn scalar(
+        &self,
+        cached: &OnceCell<Result<Value, &'static str>>,
+        parse: fn(&str) -> Result<Value, &'static str>,
+    ) -> Result<Value, &'static str> {
+        let direct = cached.get_or_init(|| parse(self.trimmed));
+        match (direct, self.unquoted()) {
+            (Ok(v), _) => Ok(v.clone()),
+            (Err(e), Some(inner)) => parse(inner).map_err(|_| *e),
+            (Err(e), None) => Err(*e),
+        }
+    }
+
+    /// The value of the text by `schema`, or why it does not fit (`expected …`).
+    fn read(&self, schema: &Json, nesting: usize) -> Result<Value, String> {
+        let left = self.visits_left.get();
+        if left == 0 {
+            return Err(expected(
+                "a value (the schema is too complex to check)".into(),
+            ));
+        }
+        self.visits_left.set(left - 1);
+        if nesting > MAX_NESTING {
+            return Err(expected("a value (the schema nests too deeply)".into()));
+        }
+        let resolved = self.doc.resolve(schema);
+        let s = match resolved.as_ref() {
+            Json::Object(s) => s,
+            Json::Bool(false) => return Err(expected("nothing: no value is allowed".into())),
+            _ => return Ok(self.text_value()),
+        };
+        if let Some(values) = enum_values(&resolved) {
+            return self.enumerated(values);
+        }
+        if let Some(branches) = alternatives(&resolved) {
+            return self.any_of(s, branches, nesting);
+        }
+        let explicit = s.contains_key("type");
+        let types = types(&resolved);
+        if types.is_empty() {
+            return Ok(self.text_value());
+        }
+        if !explicit {
+            // Implied by `properties`/`items`: an object or array when the text is one; any other
+            // text is valid too (JSON Schema applies those keywords to objects and arrays only).
+            return Ok(self.one(types[0]).unwrap_or_else(|_| self.text_value()));
+        }
+        if self.is_null_word() && types.contains(&"null") {
+            return Ok(Value::Null);
+        }
+        let mut detail = "";
+        for t in &types {
+            match self.one(t) {
+                Ok(v) => return Ok(v),
+                Err(d) if detail.is_empty() => detail = d,
+                Err(_) => {}
+            }
+        }
+        let what = describe_types(&types);
+        Err(expected(if detail.is_empty() {
+            what
+        } else {
+            format!("{what}: {detail}")
+        }))
+    }
+
+    /// The text as one type, or a detail of why not (empty when there is nothing to add).
+    fn one(&self, t: &str) -> Result<Value, &'static str> {
+        match t {
+            "string" => Ok(self.text_value()),
+            "integer" => self.scalar(&self.integer, integer),
+            "number" => self.scalar(&self.number, number),
+            "boolean" => self.scalar(&OnceCell::new(), boolean),
+            "null" => self.scalar(&OnceCell::new(), null),
+            "object" | "array" => match self.literal() {
+                Ok(v @ Value::Object(_)) if t == "object" => Ok(v.clone()),
+                Ok(v @ Value::Array(_)) if t == "array" => Ok(v.clone()),
+                Ok(_) => Err(""),
+                Err(_) => Err("neither JSON nor a Python literal"),
+            },
+            _ => Ok(self.text_value()),
+        }
+    }
+
+    /// `enum`/`const`: the first listed value the text is.
+    fn enumerated(&self, values: &[Json]) -> Result<Value, String> {
+        for c in values {
+            let hit = match c {
+                Json::String(s) => self.text == s || self.trimmed == s,
+                Json::Number(n) => {
+                    let d = self.decimal.get_or_init(|| Decimal::parse(self.trimmed));
+                    d.as_ref()
+                        .is_some_and(|d| Decimal::of_json(n).is_some_and(|e| *d == e))
+                }
+                Json::Bool(b) => boolean(self.trimmed) == Ok(Value::Bool(*b)),
+                Json::Null => self.is_null_word(),
+                Json::Array(_) | Json::Object(_) => {
+                    matches!(self.literal(), Ok(v) if same(v, c, None))
+                }
+            };
+            if hit {
+                return Ok(Value::from(c));
+            }
+        }
+        Err(expected(describe_enum(values)))
+    }
+
+    /// `anyOf`/`oneOf`: the first branch that accepts the text, the keywords beside the list
+    /// merged into each branch.
+    fn any_of(
+        &self,
+        base: &serde_json::Map<String, Json>,
+        branches: &[Json],
+        nesting: usize,
+    ) -> Result<Value, String> {
+        let mut base = base.clone();
+        base.remove("anyOf");
+        base.remove("oneOf");
+        let merged: Vec<Json> = branches
+            .iter()
+            .map(|b| match self.doc.resolve(b).as_ref() {
+                Json::Object(o) => {
+                    let mut m = o.clone();
+                    merge_into(&mut m, &base);
+                    Json::Object(m)
+                }
+                other => other.clone(),
+            })
+            .collect();
+        if self.is_null_word() && merged.iter().any(allows_null) {
+            return Ok(Value::Null);
+        }
+        for b in &merged {
+            if let Ok(v) = self.read(b, nesting + 1) {
+                return Ok(v);
+            }
+        }
+        Err(expected(describe_any_of(&merged)))
+    }
+}
+
+fn expected(what: String) -> String {
+    format!("expected {what}")
+}
+
+/// Whether a (merged) branch takes `null` directly: its type is or lists `null`, or it lists
+/// `null` among its values.
+fn allows_null(b: &Json) -> bool {
+    types(b).contains(&"null") || enum_values(b).is_some_and(|v| v.contains(&Json::Null))
+}
+
+fn boolean(text: &str) -> Result<Value, &'static str> {
+    match text {
+        "true" | "True" => Ok(Value::Bool(true)),
+        "false" | "False" => Ok(Value::Bool(false)),
+        _ => Err(""),
+    }
+}
+
+fn null(text: &str) -> Result<Value, &'static str> {
+    match text {
+        "null" | "None" | "" => Ok(Value::Null),
+        _ => Err(""),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    thread_local! {
+        /// How many times a text was read as a literal.
+        pub(super) static PARSES: Cell<usize> = const { Cell::new(0) };
+    }
+
+    fn parses_for(text: &str, schema: &Json) -> usize {
+        PARSES.with(|p| p.set(0));
+        let _ = type_raw(text, Some(schema), &json!({}));
+        PARSES.with(Cell::get)
+    }
+
+    /// However many alternatives, the text is read as a literal at most once.
+    #[test]
+    fn the_text_is_parsed_once_per_reading() {
+        for n in [1, 10, 200] {
+            let objects: Vec<Json> = (0..n).map(|_| json!({"type": "object"})).collect();
+            let arrays: Vec<Json> = (0..n)
+                .map(|_| json!({"type": ["array", "object"]}))
+                .collect();
+            for schema in [json!({"anyOf": objects}), json!({"oneOf": arrays})] {
+                assert_eq!(parses_for("[1, 2", &schema), 1, "{n}");
+                assert_eq!(parses_for("[1, 2]", &schema), 1, "{n}");
+            }
+        }
+        assert_eq!(parses_for("7", &json!({"type": "integer"})), 0);
+    }
+
+    /// Schemas that branch back into themselves end within the visit budget.
+    #[test]
+    fn self_referring_alternatives_end() {
+        let root = json!({"anyOf": [{"$ref": "#"}, {"$ref": "#"}, {"type": "integer"}]});
+        let t = type_raw("x", Some(&root), &root);
+        assert_eq!(t.value, Value::String("x".into()));
+        assert!(t.mismatch.is_some());
+        assert_eq!(type_raw("5", Some(&root), &root).value, Value::Int(5));
+    }
+}

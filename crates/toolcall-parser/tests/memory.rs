@@ -1,0 +1,172 @@
+//! Peak memory ÷ input, per doubling of hostile inputs, under a counting allocator (issue 14
+//! items 2 and 5; docs/FORMAT.md §4 and §7).
+//!
+//! Without arguments (as `cargo test` runs it) this program runs every case at several sizes,
+//! each in a child process of its own (itself, with `--case NAME SIZE`), since the allocator's
+//! peak cannot be reset, and checks each case's bound. The child prints the most bytes allocated
+//! at once during the parse, its result included, its input not.
+
+#![forbid(unsafe_code)]
+
+use cap::Cap;
+use std::alloc::System;
+use toolcall_parser::{ParseOptions, ParseResult, StreamParser, parse_with};
+
+#[global_allocator]
+static ALLOC: Cap<System> = Cap::new(System, usize::MAX);
+
+const OPEN: &str = "<tool><tool_name>w</tool_name><arguments>";
+const CLOSE: &str = "</arguments></tool>\n";
+
+/// How a case is parsed.
+#[derive(Clone, Copy)]
+enum Mode {
+    OneShot,
+    /// Streamed in chunks of this many bytes, events folded as they come.
+    Chunks(usize),
+}
+
+/// A case: its input at size step `n`, how it is parsed, and the most peak ÷ input allowed.
+struct Case {
+    name: &'static str,
+    make: fn(usize) -> String,
+    mode: Mode,
+    max_ratio: f64,
+}
+
+const CASES: &[Case] = &[
+    // Item 2: a repair per input byte or two costs no memory per repair (before: 22x the input
+    // one-shot, a 16-byte entry per `&` plus its offset in a scratch list).
+    Case {
+        name: "bare-amp",
+        make: |n| format!("{OPEN}<c>{}</c>{CLOSE}", "&".repeat(n << 10)),
+        mode: Mode::OneShot,
+        max_ratio: 3.0,
+    },
+    Case {
+        name: "bare-amp-streamed",
+        make: |n| format!("{OPEN}<c>{}</c>{CLOSE}", "&".repeat(n << 10)),
+        // The driver's buffer and the value grow by doubling: 5x.
+        mode: Mode::Chunks(4096),
+        max_ratio: 6.0,
+    },
+    Case {
+        name: "literal-lt",
+        make: |n| format!("{OPEN}<c>{}</c>{CLOSE}", "a<".repeat(n << 9)),
+        mode: Mode::OneShot,
+        max_ratio: 3.0,
+    },
+    // Item 6: 1-byte chunks, events folded as they come (the CLI's `parse --chunk-size 1`): the
+    // events are never all held (before, a 2 MB value held 161 MiB of them).
+    Case {
+        name: "value-in-1-byte-chunks",
+        make: |n| format!("{OPEN}<c>{}</c>{CLOSE}", "let x = 1;\n".repeat(n << 6)),
+        mode: Mode::Chunks(1),
+        max_ratio: 6.0,
+    },
+    Case {
+        name: "close-tags-as-text",
+        make: |n| format!("{OPEN}<c>{}</c>{CLOSE}", "</x>".repeat(n << 8)),
+        mode: Mode::OneShot,
+        max_ratio: 3.0,
+    },
+];
+
+/// Sizes (KiB of input, about) at which every case runs.
+const SIZES: [usize; 3] = [256, 512, 1024];
+
+fn run_case(case: &Case, n: usize) -> (usize, usize) {
+    let text = (case.make)(n);
+    let opts = ParseOptions::default();
+    let base = ALLOC.allocated();
+    let result = match case.mode {
+        Mode::OneShot => parse_with(&text, &opts),
+        Mode::Chunks(k) => {
+            let mut p = StreamParser::with_options(opts);
+            let mut r = ParseResult::default();
+            let mut events = Vec::new();
+            for c in toolcall_parser::chunks(&text, k) {
+                p.feed_into(c, &mut events);
+                events.drain(..).for_each(|e| r.push_event(e));
+            }
+            p.finish().into_iter().for_each(|e| r.push_event(e));
+            r
+        }
+    };
+    assert_eq!(
+        result.calls().len(),
+        1,
+        "{}: {:?}",
+        case.name,
+        result.errors()
+    );
+    let peak = ALLOC.max_allocated().saturating_sub(base);
+    drop(result);
+    (peak, text.len())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    // The test runners' protocol (cargo test, nextest): `--list` names the one test here; with
+    // `--ignored` there is none.
+    if args.iter().any(|a| a == "--list") {
+        if !args.iter().any(|a| a == "--ignored") {
+            println!("memory: test");
+        }
+        return;
+    }
+    if let [flag, name, n] = args.as_slice()
+        && flag == "--case"
+    {
+        let case = CASES.iter().find(|c| c.name == name).expect("a case");
+        let (peak, len) = run_case(case, n.parse().expect("a size"));
+        println!("{peak} {len}");
+        return;
+    }
+    let exe = std::env::current_exe().expect("this test program");
+    let mut failures = Vec::new();
+    for case in CASES {
+        let mut last: Option<usize> = None;
+        for n in SIZES {
+            let out = std::process::Command::new(&exe)
+                .args(["--case", case.name, &n.to_string()])
+                .output()
+                .expect("the child runs");
+            assert!(
+                out.status.success(),
+                "{} at {n}: {}",
+                case.name,
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let line = String::from_utf8_lossy(&out.stdout);
+            let v: Vec<usize> = line
+                .split_whitespace()
+                .map(|x| x.parse().unwrap())
+                .collect();
+            let (peak, len) = (v[0], v[1]);
+            let ratio = peak as f64 / len as f64;
+            println!(
+                "{:24} {len:>9} B  peak {peak:>11} B  {ratio:5.2}x",
+                case.name
+            );
+            if ratio > case.max_ratio {
+                failures.push(format!(
+                    "{}: peak {ratio:.2}x the input at {len} B",
+                    case.name
+                ));
+            }
+            // Linear is 2 per doubling; 2.2 leaves room for the constant part.
+            if let Some(last) = last
+                && peak * 10 > last * 22 + (64 << 10)
+            {
+                failures.push(format!(
+                    "{}: peak {last} then {peak} per doubling",
+                    case.name
+                ));
+            }
+            last = Some(peak);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    println!("memory: every case within its bound");
+}

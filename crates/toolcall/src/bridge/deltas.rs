@@ -1,0 +1,348 @@
+//! OpenAI-style streamed `tool_calls` deltas from the streaming parser, for servers.
+//!
+//! An inference server answers a streamed chat completion with, per call, an `index` and an
+//! `id`, the function `name` once, then `arguments` as fragments of one JSON string.
+//! [`ToolCallDeltas`] turns [`StreamEvent`]s of any dialect into such [`DeltaEvent`]s:
+//!
+//! - the fragments of a call concatenate, byte for byte, to the compact JSON of its final
+//!   `arguments` (as `ToolCall` serializes them), in every chunking;
+//! - in dialects whose deltas are the values' text
+//!   ([`Dialect::exact_argument_deltas`](toolcall_parser::Dialect::exact_argument_deltas): the
+//!   Qwen3-Coder family), a string argument streams as it arrives, each fragment behind its input
+//!   by at most the few bytes that may be a layout newline or a tag; numbers, booleans, null,
+//!   objects and arrays are sent once their argument is complete, typed as the call will be;
+//! - in the other dialects an argument's final value is known only when the call ends (the
+//!   `<tool>` dialect's value-text rule and its inference see the whole call), so the arguments
+//!   come as one fragment then;
+//! - a call that turns out truncated or malformed gets [`DeltaEvent::CallFailed`]: a host must
+//!   not run it, whatever fragments it had (docs/GUIDE.md);
+//! - a call without arguments gets `{}`, streamed or not.
+//!
+//! ```
+//! use toolcall::bridge::openai::{DeltaEvent, ToolCallDeltas};
+//! use toolcall::parser::{Dialect, ParseOptions};
+//! let mut deltas = ToolCallDeltas::new(ParseOptions::new().with_dialect(Dialect::Qwen3Coder));
+//! let mut events = Vec::new();
+//! for piece in ["<tool_call>\n<function=write>\n<parameter=path>\na.", "rs\n</parameter>\n", "</function>\n</tool_call>"] {
+//!     events.extend(deltas.feed(piece));
+//! }
+//! events.extend(deltas.finish());
+//! let arguments: String = events.iter().filter_map(|e| match e {
+//!     DeltaEvent::Arguments { fragment, .. } => Some(fragment.as_str()),
+//!     _ => None,
+//! }).collect();
+//! assert_eq!(arguments, r#"{"path":"a.rs"}"#);
+//! assert!(matches!(&events[0], DeltaEvent::ToolCallStart { index: 0, name, .. } if name == "write"));
+//! ```
+
+use serde::Serialize;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use toolcall_parser::{Map, ParseError, ParseOptions, StreamEvent, StreamParser, ToolCall, Value};
+
+/// One event of the OpenAI-style stream.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum DeltaEvent {
+    /// Answer text (`delta.content`).
+    Content {
+        /// The text.
+        text: String,
+    },
+    /// Reasoning text (`delta.reasoning`), with the reasoning channel on.
+    Reasoning {
+        /// The text.
+        text: String,
+    },
+    /// A call begins: its index among this response's calls, its id, its function name.
+    ToolCallStart {
+        /// The call's index in `tool_calls`, from 0, in order of their names.
+        index: usize,
+        /// `call_<index>`.
+        id: String,
+        /// The function's name, sent once.
+        name: String,
+    },
+    /// A fragment of the call's `arguments` JSON string.
+    Arguments {
+        /// The call's index.
+        index: usize,
+        /// The fragment.
+        fragment: String,
+    },
+    /// The call's arguments are complete: their fragments form its final JSON.
+    CallDone {
+        /// The call's index.
+        index: usize,
+    },
+    /// The call turned out truncated or malformed: it must not be run, whatever fragments it
+    /// had. `index` is `None` when it failed before its name was known (no start was sent).
+    CallFailed {
+        /// The call's index, if a start was sent for it.
+        index: Option<usize>,
+        /// Why, in one sentence.
+        message: String,
+        /// The parser's error, with its position and the feedback for the model.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<Box<ParseError>>,
+    },
+}
+
+/// Where one call's arguments stand.
+#[derive(Debug, Default)]
+struct CallState {
+    /// The delta index, once the start was sent.
+    index: Option<usize>,
+    /// The tool's name, once known.
+    tool: Option<String>,
+    /// Everything sent of the arguments JSON.
+    sent: String,
+    /// Arguments begun, by name (a repeated one is ignored: its first value stands).
+    seen: HashSet<Arc<str>>,
+    /// The argument being read: its name, whether its string streams, its raw text so far.
+    open: Option<OpenArgument>,
+}
+
+#[derive(Debug)]
+struct OpenArgument {
+    name: Arc<str>,
+    streams: bool,
+    text: String,
+}
+
+/// OpenAI-style `tool_calls` deltas from a [`StreamParser`] (see the module documentation).
+#[derive(Debug)]
+pub struct ToolCallDeltas {
+    parser: StreamParser,
+    options: ParseOptions,
+    calls: HashMap<usize, CallState>,
+    next_index: usize,
+}
+
+impl ToolCallDeltas {
+    /// A stream with these parse options (dialect, schemas, reasoning).
+    pub fn new(options: ParseOptions) -> Self {
+        ToolCallDeltas {
+            parser: StreamParser::with_options(options.clone()),
+            options,
+            calls: HashMap::new(),
+            next_index: 0,
+        }
+    }
+
+    /// Reads the next chunk; returns the deltas it made certain.
+    pub fn feed(&mut self, chunk: &str) -> Vec<DeltaEvent> {
+        let events = self.parser.feed(chunk);
+        self.translate(events)
+    }
+
+    /// Ends the input.
+    pub fn finish(&mut self) -> Vec<DeltaEvent> {
+        let events = self.parser.finish();
+        self.translate(events)
+    }
+
+    fn translate(&mut self, events: Vec<StreamEvent>) -> Vec<DeltaEvent> {
+        let mut out = Vec::new();
+        for e in events {
+            self.event(e, &mut out);
+        }
+        out
+    }
+
+    fn exact(&self) -> bool {
+        self.options.dialect.exact_argument_deltas()
+    }
+
+    fn event(&mut self, e: StreamEvent, out: &mut Vec<DeltaEvent>) {
+        match e {
+            StreamEvent::Prose { text } => out.push(DeltaEvent::Content { text }),
+            StreamEvent::Reasoning { text } => out.push(DeltaEvent::Reasoning { text }),
+            StreamEvent::ToolName { index, tool_name } => {
+                let delta = self.next_index;
+                self.next_index += 1;
+                let call = self.calls.entry(index).or_default();
+                call.index = Some(delta);
+                call.tool = Some(tool_name.clone());
+                out.push(DeltaEvent::ToolCallStart {
+                    index: delta,
+                    id: format!("call_{delta}"),
+                    name: tool_name,
+                });
+            }
+            StreamEvent::ArgumentStarted { index, argument } if self.exact() => {
+                let streams = self.streams_as_string(index, &argument);
+                let schema = self.tool_schema(index).cloned();
+                let Some(call) = self.calls.get_mut(&index) else {
+                    return;
+                };
+                let Some(delta) = call.index else { return };
+                if !call.seen.insert(Arc::clone(&argument)) {
+                    return;
+                }
+                let mut fragment = String::new();
+                close_argument(call, schema.as_ref(), &mut fragment);
+                fragment.push(if call.sent.is_empty() { '{' } else { ',' });
+                push_json_string(&mut fragment, &argument);
+                fragment.push(':');
+                if streams {
+                    fragment.push('"');
+                }
+                call.open = Some(OpenArgument {
+                    name: argument,
+                    streams,
+                    text: String::new(),
+                });
+                send(call, delta, fragment, out);
+            }
+            StreamEvent::ArgumentDelta {
+                index,
+                argument,
+                text,
+            } if self.exact() => {
+                let Some(call) = self.calls.get_mut(&index) else {
+                    return;
+                };
+                let Some(delta) = call.index else { return };
+                let Some(open) = call.open.as_mut().filter(|o| o.name == argument) else {
+                    return;
+                };
+                if open.streams {
+                    let mut fragment = String::new();
+                    push_json_string_body(&mut fragment, &text);
+                    send(call, delta, fragment, out);
+                } else {
+                    open.text.push_str(&text);
+                }
+            }
+            StreamEvent::CallFinished { index, result } => {
+                let mut call = self.calls.remove(&index).unwrap_or_default();
+                match result {
+                    Ok(done) => self.finish_call(&mut call, &done, out),
+                    Err(error) => out.push(DeltaEvent::CallFailed {
+                        index: call.index,
+                        message: error.to_string(),
+                        error: Some(error),
+                    }),
+                }
+            }
+            StreamEvent::Error { error } => out.push(DeltaEvent::CallFailed {
+                index: None,
+                message: error.to_string(),
+                error: Some(error),
+            }),
+            _ => {}
+        }
+    }
+
+    /// Sends what is left of a finished call's arguments, checking that everything sent is
+    /// the start of their final JSON.
+    fn finish_call(&mut self, call: &mut CallState, done: &ToolCall, out: &mut Vec<DeltaEvent>) {
+        let delta = match call.index {
+            Some(d) => d,
+            None => {
+                // A dialect that names the call only at its end: the start comes now.
+                let d = self.next_index;
+                self.next_index += 1;
+                out.push(DeltaEvent::ToolCallStart {
+                    index: d,
+                    id: format!("call_{d}"),
+                    name: done.tool_name.clone(),
+                });
+                d
+            }
+        };
+        let full = arguments_json(&done.arguments);
+        match full.strip_prefix(call.sent.as_str()) {
+            Some(rest) => {
+                if !rest.is_empty() {
+                    out.push(DeltaEvent::Arguments {
+                        index: delta,
+                        fragment: rest.to_owned(),
+                    });
+                }
+                out.push(DeltaEvent::CallDone { index: delta });
+            }
+            None => {
+                // Never expected (a property test holds it): say so rather than send a call
+                // whose fragments are not its arguments.
+                debug_assert!(
+                    false,
+                    "streamed {:?} is not a prefix of {full:?}",
+                    call.sent
+                );
+                out.push(DeltaEvent::CallFailed {
+                    index: Some(delta),
+                    message: "the streamed arguments differ from the call's; do not run it".into(),
+                    error: None,
+                });
+            }
+        }
+    }
+
+    /// Whether the argument `name` of call `index` will be a string equal to its raw text: its
+    /// property's schema says string, or there is none to type it (raw text stays a string).
+    fn streams_as_string(&self, index: usize, name: &str) -> bool {
+        let Some(schema) = self.tool_schema(index) else {
+            return true;
+        };
+        match schema.get("properties").and_then(|p| p.get(name)) {
+            Some(p) => p.get("type").and_then(serde_json::Value::as_str) == Some("string"),
+            None => !schema
+                .get("additionalProperties")
+                .is_some_and(serde_json::Value::is_object),
+        }
+    }
+
+    /// The input schema of call `index`'s tool, if one was given.
+    fn tool_schema(&self, index: usize) -> Option<&serde_json::Value> {
+        let tool = self.calls.get(&index)?.tool.as_deref()?;
+        self.options.schemas.as_ref()?.get(tool)
+    }
+}
+
+/// Closes the argument being read, into `fragment`: a streamed string's closing quote, or the
+/// typed value of an argument that waited for its whole text (typed as the call's will be).
+fn close_argument(call: &mut CallState, schema: Option<&serde_json::Value>, fragment: &mut String) {
+    let Some(open) = call.open.take() else { return };
+    if open.streams {
+        fragment.push('"');
+        return;
+    }
+    let typed = arg_types::raw::type_raw_arguments([(&*open.name, open.text.as_str())], schema);
+    let value = typed
+        .arguments
+        .get(&*open.name)
+        .cloned()
+        .unwrap_or(Value::Null);
+    fragment.push_str(&serde_json::to_string(&value).unwrap_or_else(|_| "null".into()));
+}
+
+/// Sends `fragment` (if not empty) as arguments of the call with delta index `delta`.
+fn send(call: &mut CallState, delta: usize, fragment: String, out: &mut Vec<DeltaEvent>) {
+    if fragment.is_empty() {
+        return;
+    }
+    call.sent.push_str(&fragment);
+    out.push(DeltaEvent::Arguments {
+        index: delta,
+        fragment,
+    });
+}
+
+/// `s` as a JSON string, quoted, escaped as serde_json escapes it.
+fn push_json_string(out: &mut String, s: &str) {
+    out.push_str(&serde_json::to_string(s).unwrap_or_default());
+}
+
+/// `s` as the inside of a JSON string, escaped as serde_json escapes it.
+fn push_json_string_body(out: &mut String, s: &str) {
+    let quoted = serde_json::to_string(s).unwrap_or_default();
+    out.push_str(&quoted[1..quoted.len() - 1]);
+}
+
+/// The compact JSON of a call's arguments, as `ToolCall` serializes them.
+fn arguments_json(arguments: &Map) -> String {
+    serde_json::to_string(&Value::Object(arguments.clone())).unwrap_or_default()
+}

@@ -1,0 +1,194 @@
+//! OpenAI-style streamed `tool_calls` deltas (`bridge::openai::ToolCallDeltas`): for every
+//! chunking, each call's fragments concatenate to the compact JSON of its final arguments and
+//! the calls equal the one-shot parse; string values stream as they arrive.
+
+use proptest::prelude::*;
+use serde_json::Value as Json;
+use std::sync::Arc;
+use toolcall::bridge::openai::{DeltaEvent, ToolCallDeltas};
+use toolcall::parser::{Dialect, ParseOptions, ToolSchemas, parse_with};
+
+/// Streams `text` cut at `cuts`; returns per delta index (name, concatenated arguments, done).
+fn stream(text: &str, opts: &ParseOptions, cuts: &[usize]) -> Vec<(String, String, bool)> {
+    let mut points: Vec<usize> = cuts
+        .iter()
+        .map(|&c| {
+            let mut p = c % (text.len() + 1);
+            while !text.is_char_boundary(p) {
+                p -= 1;
+            }
+            p
+        })
+        .collect();
+    points.sort_unstable();
+    let mut d = ToolCallDeltas::new(opts.clone());
+    let mut events = Vec::new();
+    let mut last = 0;
+    for p in points.into_iter().chain([text.len()]) {
+        events.extend(d.feed(&text[last..p]));
+        last = p;
+    }
+    events.extend(d.finish());
+    let mut calls: Vec<(String, String, bool)> = Vec::new();
+    for e in events {
+        match e {
+            DeltaEvent::ToolCallStart { index, name, id } => {
+                assert_eq!(index, calls.len(), "indexes are dense, in order");
+                assert_eq!(id, format!("call_{index}"));
+                calls.push((name, String::new(), false));
+            }
+            DeltaEvent::Arguments { index, fragment } => {
+                assert!(!calls[index].2, "no fragment after the call is done");
+                calls[index].1.push_str(&fragment);
+            }
+            DeltaEvent::CallDone { index } => calls[index].2 = true,
+            DeltaEvent::CallFailed {
+                index: Some(index), ..
+            } => calls[index].2 = false,
+            _ => {}
+        }
+    }
+    calls
+}
+
+/// The finished calls of the one-shot parse: name and compact arguments JSON.
+fn one_shot(text: &str, opts: &ParseOptions) -> Vec<(String, String)> {
+    parse_with(text, opts)
+        .calls()
+        .iter()
+        .map(|c| {
+            let v = serde_json::to_value(c).expect("serializes");
+            (c.tool_name.clone(), v["arguments"].to_string())
+        })
+        .collect()
+}
+
+fn check(text: &str, opts: &ParseOptions, cuts: &[usize]) {
+    let want = one_shot(text, opts);
+    let got: Vec<(String, String)> = stream(text, opts, cuts)
+        .into_iter()
+        .filter(|c| c.2)
+        .map(|(n, a, _)| (n, a))
+        .collect();
+    assert_eq!(got, want, "{text:?} cut at {cuts:?}");
+}
+
+fn fixture_cases(file: &str) -> Vec<(String, ParseOptions)> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../toolcall-parser/tests/fixtures/dialects")
+        .join(file);
+    let dialect: Dialect = file
+        .trim_end_matches("-xml.jsonl")
+        .parse()
+        .expect("a dialect");
+    std::fs::read_to_string(path)
+        .expect("fixture")
+        .lines()
+        .map(|l| {
+            let case: Json = serde_json::from_str(l).expect("JSON");
+            let mut opts = ParseOptions::new().with_dialect(dialect);
+            if let Some(tools @ Json::Array(_)) = case.get("tools") {
+                opts = opts.with_schemas(Arc::new(ToolSchemas::from_tools_json(tools).unwrap()));
+            }
+            (case["input"].as_str().expect("input").to_owned(), opts)
+        })
+        .collect()
+}
+
+#[test]
+fn fixtures_in_every_small_chunking() {
+    for file in ["qwen3-coder-xml.jsonl", "seed-oss-xml.jsonl"] {
+        for (text, opts) in fixture_cases(file) {
+            for n in [1, 2, 3, 5, 8, 64] {
+                let cuts: Vec<usize> = (n..text.len()).step_by(n).collect();
+                check(&text, &opts, &cuts);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_long_string_streams_as_it_arrives() {
+    let body = "x".repeat(100_000);
+    let text = format!(
+        "<tool_call>\n<function=write>\n<parameter=content>\n{body}\n</parameter>\n</function>\n</tool_call>"
+    );
+    let opts = ParseOptions::new().with_dialect(Dialect::Qwen3Coder);
+    let mut d = ToolCallDeltas::new(opts);
+    let mut streamed = 0;
+    let mut fed = 0;
+    for piece in toolcall::parser::chunks(&text, 1000) {
+        fed += piece.len();
+        for e in d.feed(piece) {
+            if let DeltaEvent::Arguments { fragment, .. } = e {
+                streamed += fragment.len();
+            }
+        }
+        // Every byte of the value is out within a few bytes of its arrival.
+        let value_in = fed.saturating_sub(text.find("content>\n").unwrap() + 9);
+        if value_in > 0 && value_in < body.len() {
+            assert!(
+                streamed + 16 >= value_in,
+                "{streamed} sent of {value_in} read"
+            );
+        }
+    }
+    d.finish();
+}
+
+#[test]
+fn zero_argument_calls_and_failures() {
+    let q = ParseOptions::new().with_dialect(Dialect::Qwen3Coder);
+    check(
+        "<tool_call>\n<function=now>\n</function>\n</tool_call>",
+        &q,
+        &[3, 17],
+    );
+    // A call cut off by the end is failed, never done.
+    let calls = stream(
+        "<tool_call>\n<function=rm>\n<parameter=path>\n/tmp/build",
+        &q,
+        &[5, 30],
+    );
+    assert_eq!(calls.len(), 1);
+    assert!(!calls[0].2, "a truncated call is not done");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Random calls in every dialect and random chunkings: fragments form the final JSON.
+    #[test]
+    fn fragments_form_the_final_arguments(
+        values in prop::collection::vec("[a-z0-9<>&\" \n{}\\[\\]:,]{0,12}", 0..4),
+        numbers in prop::collection::vec(-1000i64..1000, 0..3),
+        cuts in prop::collection::vec(any::<usize>(), 0..10),
+        typed in any::<bool>(),
+    ) {
+        let mut qwen = String::from("Sure.\n<tool_call>\n<function=f>\n");
+        let mut xml = String::from("<tool><tool_name>f</tool_name><arguments>");
+        let mut props = serde_json::Map::new();
+        for (i, v) in values.iter().enumerate() {
+            qwen.push_str(&format!("<parameter=s{i}>\n{v}\n</parameter>\n"));
+            xml.push_str(&format!("<s{i}>{}</s{i}>", toolcall::fallback::escape::escape_text(v)));
+            props.insert(format!("s{i}"), serde_json::json!({"type": "string"}));
+        }
+        for (i, n) in numbers.iter().enumerate() {
+            qwen.push_str(&format!("<parameter=n{i}>\n{n}\n</parameter>\n"));
+            xml.push_str(&format!("<n{i}>{n}</n{i}>"));
+            props.insert(format!("n{i}"), serde_json::json!({"type": "integer"}));
+        }
+        qwen.push_str("</function>\n</tool_call>\nDone.");
+        xml.push_str("</arguments></tool>");
+        let mut schemas = ToolSchemas::default();
+        schemas.insert("f", serde_json::json!({"type": "object", "properties": props}));
+        let schemas = Arc::new(schemas);
+        for (dialect, text) in [(Dialect::Qwen3Coder, &qwen), (Dialect::Tool, &xml)] {
+            let mut opts = ParseOptions::new().with_dialect(dialect);
+            if typed {
+                opts = opts.with_schemas(Arc::clone(&schemas));
+            }
+            check(text, &opts, &cuts);
+        }
+    }
+}

@@ -1,0 +1,312 @@
+//! The command line: which task, with which options. Parsing runs nothing, so `--help` anywhere
+//! only prints [`USAGE`].
+
+use anyhow::{Context, Result, bail};
+
+/// What `cargo xtask …` asked for.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Task {
+    /// Print [`USAGE`].
+    Help,
+    /// Every check; `quick` skips the fuzz and bench smoke steps.
+    Ci { quick: bool },
+    /// Fuzzing.
+    Fuzz(Fuzz),
+    /// The benchmark harness, with its own arguments (`--smoke`, section names).
+    Bench { args: Vec<String> },
+    /// `vllm`: the vLLM plugin's tests against the real vLLM.
+    Vllm { args: Vec<String> },
+}
+
+/// The fuzz task's modes.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Fuzz {
+    /// Print the target names.
+    List,
+    /// The named targets (none: all), one after another, `seconds` each, output on the terminal.
+    Run { targets: Vec<String>, seconds: u64 },
+    /// The named targets (none: all), `seconds` each, `jobs` at once (none: one per core), with
+    /// a summary appended to `fuzz/SOAK.md`.
+    Soak {
+        targets: Vec<String>,
+        seconds: u64,
+        jobs: Option<usize>,
+    },
+}
+
+/// Seconds per target of `cargo xtask fuzz` without `--seconds`.
+pub(crate) const DEFAULT_FUZZ_SECONDS: u64 = 30;
+
+pub(crate) const USAGE: &str = "\
+cargo xtask: the project's checks and chores
+
+USAGE:
+  cargo xtask ci [--quick]
+      Every check, one line per step: its name, ok or FAILED, its seconds. A step's full output
+      goes to target/xtask-logs/<step>.log; a failing step prints the log's last 60 lines.
+      Steps, in order (times from a clean build on 2 shared cores):
+        fmt          cargo fmt --check                                    ~1 s
+        clippy       clippy on every target, -D warnings                  ~1-2 min
+        tests        unit, integration and property tests (nextest when   ~2-4 min
+                     installed, else cargo test)
+        doc-tests    cargo test --doc                                     ~1 min
+        docs         rustdoc with -D warnings                             ~30 s
+        fuzz-smoke   build every fuzz target (nightly, AddressSanitizer),  ~4 min
+                     then run each for 20 s; needs the nightly toolchain
+                     (cargo-fuzz is installed when missing)
+        bench-smoke  every benchmark once on small input, results checked  ~2 min
+                     (figures and target verdicts mean nothing here)
+        python       the Python package (crates/toolcall-py): fmt, clippy,  ~3 min
+                     built by maturin into target/python-venv (made once,
+                     maturin and pytest from the package index), pytest
+      --quick      skip fuzz-smoke, bench-smoke and python: stable toolchain only, no
+                   package index, ~8 min less
+      Exit status 0 when every step passed, 1 otherwise.
+
+  cargo xtask fuzz [TARGET...] [--seconds N]
+      Build the fuzz targets once (nightly, cargo-fuzz installed when missing), then run each
+      named target (default: all) for N seconds (default 30), one after another, output on the
+      terminal. Corpora grow in fuzz/corpus/<target>; findings go to fuzz/artifacts/<target>.
+  cargo xtask fuzz --soak SECONDS [--jobs N] [TARGET...]
+      A long run: each target (default: all) for SECONDS, N at a time (default: one per core),
+      each one's output in target/xtask-logs/soak/<target>.log. Corpora are kept between runs.
+      Prints a summary per target (executions, exec/s, coverage, corpus before and after,
+      findings with their files) and appends it to fuzz/SOAK.md. A finding stops libFuzzer;
+      the target is started again for the time left (at most 5 findings per target).
+  cargo xtask fuzz --list
+      The fuzz targets' names.
+
+  cargo xtask bench [--smoke] [SECTION...]
+      The benchmark report (about 2 minutes; sections: one_call, repair, streaming,
+      small_calls, schema, thread, prompt, memory). --smoke: each benchmark once on small
+      input, as the ci step does.
+  cargo xtask bench --python
+      The Python package beside SGLang's Qwen3-Coder detector (llm-router-utils 0.8.1), in one
+      process, on the same write_file calls; installs both into target/python-bench-venv.
+
+  cargo xtask vllm
+      The vLLM plugin (toolcall.vllm) tested inside the real vllm==0.32.0, installed once into
+      target/vllm-venv (~2.5 min and 6.5 GB the first time; no GPU needed). Not part of ci.
+
+  cargo xtask help | --help | -h
+      This text. `--help` or `-h` after any task prints it too, and runs nothing.
+";
+
+/// Reads the arguments after `cargo xtask`.
+pub(crate) fn parse(args: &[String]) -> Result<Task> {
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        return Ok(Task::Help);
+    }
+    let Some((task, rest)) = args.split_first() else {
+        return Ok(Task::Help);
+    };
+    match task.as_str() {
+        "help" => Ok(Task::Help),
+        "ci" => ci(rest),
+        "fuzz" => fuzz(rest).map(Task::Fuzz),
+        "bench" => Ok(Task::Bench {
+            args: rest.to_vec(),
+        }),
+        "vllm" => Ok(Task::Vllm {
+            args: rest.to_vec(),
+        }),
+        other => bail!("unknown task `{other}` (cargo xtask --help lists them)"),
+    }
+}
+
+fn ci(args: &[String]) -> Result<Task> {
+    let mut quick = false;
+    for a in args {
+        match a.as_str() {
+            "--quick" => quick = true,
+            other => bail!("unknown argument `{other}` for ci (cargo xtask --help)"),
+        }
+    }
+    Ok(Task::Ci { quick })
+}
+
+fn fuzz(args: &[String]) -> Result<Fuzz> {
+    let mut targets = Vec::new();
+    let (mut seconds, mut soak, mut jobs, mut list) = (None, None, None, false);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        // `--flag value` or `--flag=value`.
+        let (flag, inline) = match a.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
+            _ => (a.as_str(), None),
+        };
+        let mut value = || -> Result<String> {
+            inline
+                .clone()
+                .or_else(|| it.next().cloned())
+                .with_context(|| format!("{flag} needs a value"))
+        };
+        match flag {
+            "--seconds" => seconds = Some(positive(flag, &value()?)?),
+            "--soak" => soak = Some(positive(flag, &value()?)?),
+            "--jobs" => jobs = Some(usize::try_from(positive(flag, &value()?)?)?),
+            "--list" => list = true,
+            t if t.starts_with('-') => bail!("unknown option `{t}` for fuzz (cargo xtask --help)"),
+            t => targets.push(t.to_string()),
+        }
+    }
+    if list {
+        if !targets.is_empty() || seconds.is_some() || soak.is_some() || jobs.is_some() {
+            bail!("--list takes nothing else");
+        }
+        return Ok(Fuzz::List);
+    }
+    match (soak, seconds) {
+        (Some(_), Some(_)) => bail!("--soak SECONDS sets the time; drop --seconds"),
+        (Some(seconds), None) => Ok(Fuzz::Soak {
+            targets,
+            seconds,
+            jobs,
+        }),
+        (None, _) if jobs.is_some() => bail!("--jobs only applies to --soak"),
+        (None, seconds) => Ok(Fuzz::Run {
+            targets,
+            seconds: seconds.unwrap_or(DEFAULT_FUZZ_SECONDS),
+        }),
+    }
+}
+
+fn positive(flag: &str, v: &str) -> Result<u64> {
+    match v.parse::<u64>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => bail!("{flag} needs a whole number above 0, not `{v}`"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_str(line: &str) -> Result<Task> {
+        let args: Vec<String> = line.split_whitespace().map(String::from).collect();
+        parse(&args)
+    }
+
+    #[test]
+    fn help_in_every_spelling_and_after_every_task_is_help() {
+        for line in [
+            "",
+            "help",
+            "--help",
+            "-h",
+            "ci --help",
+            "ci -h",
+            "ci --quick --help",
+            "fuzz --help",
+            "fuzz parse_mixed --soak 600 -h",
+            "fuzz --soak -h",
+            "bench --help",
+            "bench --smoke -h",
+            "nosuchtask --help",
+        ] {
+            assert_eq!(parse_str(line).unwrap(), Task::Help, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn usage_names_every_task_and_flag() {
+        for word in [
+            "ci",
+            "--quick",
+            "fuzz",
+            "--seconds",
+            "--soak",
+            "--jobs",
+            "--list",
+            "bench",
+            "--smoke",
+            "help",
+            "--help",
+            "-h",
+            "nightly",
+            "target/xtask-logs",
+            "fuzz/SOAK.md",
+        ] {
+            assert!(USAGE.contains(word), "usage does not mention {word}");
+        }
+    }
+
+    #[test]
+    fn ci_takes_quick_and_nothing_else() {
+        assert_eq!(parse_str("ci").unwrap(), Task::Ci { quick: false });
+        assert_eq!(parse_str("ci --quick").unwrap(), Task::Ci { quick: true });
+        // A typo must not start the full run.
+        assert!(parse_str("ci --quik").is_err());
+        assert!(parse_str("ci fmt").is_err());
+        assert!(parse_str("cii").is_err());
+    }
+
+    #[test]
+    fn fuzz_run_targets_and_seconds() {
+        assert_eq!(
+            parse_str("fuzz").unwrap(),
+            Task::Fuzz(Fuzz::Run {
+                targets: vec![],
+                seconds: DEFAULT_FUZZ_SECONDS
+            })
+        );
+        assert_eq!(
+            parse_str("fuzz parse_mixed stream_chunking --seconds 600").unwrap(),
+            Task::Fuzz(Fuzz::Run {
+                targets: vec!["parse_mixed".into(), "stream_chunking".into()],
+                seconds: 600
+            })
+        );
+        assert_eq!(
+            parse_str("fuzz --seconds=5 a").unwrap(),
+            Task::Fuzz(Fuzz::Run {
+                targets: vec!["a".into()],
+                seconds: 5
+            })
+        );
+        assert!(parse_str("fuzz --seconds").is_err());
+        assert!(parse_str("fuzz --seconds 0").is_err());
+        assert!(parse_str("fuzz --seconds ten").is_err());
+        assert!(parse_str("fuzz --jobs 2").is_err());
+        assert!(parse_str("fuzz --bogus").is_err());
+    }
+
+    #[test]
+    fn fuzz_soak_seconds_jobs_targets() {
+        assert_eq!(
+            parse_str("fuzz --soak 600").unwrap(),
+            Task::Fuzz(Fuzz::Soak {
+                targets: vec![],
+                seconds: 600,
+                jobs: None
+            })
+        );
+        assert_eq!(
+            parse_str("fuzz --soak 60 --jobs 1 cost_growth parse_mixed").unwrap(),
+            Task::Fuzz(Fuzz::Soak {
+                targets: vec!["cost_growth".into(), "parse_mixed".into()],
+                seconds: 60,
+                jobs: Some(1)
+            })
+        );
+        assert!(parse_str("fuzz --soak").is_err());
+        assert!(parse_str("fuzz --soak 60 --seconds 5").is_err());
+        assert!(parse_str("fuzz --soak 60 --jobs 0").is_err());
+    }
+
+    #[test]
+    fn fuzz_list_alone() {
+        assert_eq!(parse_str("fuzz --list").unwrap(), Task::Fuzz(Fuzz::List));
+        assert!(parse_str("fuzz --list parse_mixed").is_err());
+    }
+
+    #[test]
+    fn bench_passes_its_arguments_on() {
+        assert_eq!(
+            parse_str("bench --smoke streaming").unwrap(),
+            Task::Bench {
+                args: vec!["--smoke".into(), "streaming".into()]
+            }
+        );
+    }
+}
