@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat, PyList, PyString, PyTuple};
 use serde_json::Value as Json;
 use toolcall::args::Value;
+use toolcall::bridge::openai::DeltaEvent;
 use toolcall::parser::{ParseError, ParseResult, StreamEvent, ToolCall};
 
 /// `{"calls", "errors", "prose", "reasoning"}`.
@@ -83,6 +84,62 @@ pub(crate) fn event_to_py<'py>(
             d.set_item(intern!(py, "error"), error_to_py(py, error, offsets)?)?;
         }
         // An event kind newer than this module: its JSON form, as `toolcall stream` prints it.
+        #[allow(unreachable_patterns)]
+        other => {
+            let json = serde_json::to_value(other).unwrap_or(Json::Null);
+            return json_to_py(py, &json);
+        }
+    }
+    Ok(d.into_any())
+}
+
+/// One OpenAI-style delta as `{"event": kind, …}`, the fields named as in `toolcall stream
+/// --openai`'s JSON Lines.
+pub(crate) fn delta_to_py<'py>(
+    py: Python<'py>,
+    event: &DeltaEvent,
+    offsets: &mut CharOffsets<'_>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let d = PyDict::new(py);
+    let kind = intern!(py, "event");
+    match event {
+        DeltaEvent::Content { text } => {
+            d.set_item(kind, intern!(py, "content"))?;
+            d.set_item(intern!(py, "text"), text)?;
+        }
+        DeltaEvent::Reasoning { text } => {
+            d.set_item(kind, intern!(py, "reasoning"))?;
+            d.set_item(intern!(py, "text"), text)?;
+        }
+        DeltaEvent::ToolCallStart { index, id, name } => {
+            d.set_item(kind, intern!(py, "tool_call_start"))?;
+            d.set_item(intern!(py, "index"), index)?;
+            d.set_item(intern!(py, "id"), id)?;
+            d.set_item(intern!(py, "name"), name)?;
+        }
+        DeltaEvent::Arguments { index, fragment } => {
+            d.set_item(kind, intern!(py, "arguments"))?;
+            d.set_item(intern!(py, "index"), index)?;
+            d.set_item(intern!(py, "fragment"), fragment)?;
+        }
+        DeltaEvent::CallDone { index } => {
+            d.set_item(kind, intern!(py, "call_done"))?;
+            d.set_item(intern!(py, "index"), index)?;
+        }
+        DeltaEvent::CallFailed {
+            index,
+            message,
+            error,
+        } => {
+            d.set_item(kind, intern!(py, "call_failed"))?;
+            d.set_item(intern!(py, "index"), index)?;
+            d.set_item(intern!(py, "message"), message)?;
+            let error = match error {
+                Some(e) => error_to_py(py, e, offsets)?,
+                None => py.None().into_bound(py),
+            };
+            d.set_item(intern!(py, "error"), error)?;
+        }
         #[allow(unreachable_patterns)]
         other => {
             let json = serde_json::to_value(other).unwrap_or(Json::Null);
