@@ -8,13 +8,14 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat, PyList, PyString, PyTuple};
 use serde_json::Value as Json;
 use toolcall::args::Value;
+use toolcall::bridge::openai::DeltaEvent;
 use toolcall::parser::{ParseError, ParseResult, StreamEvent, ToolCall};
 
 /// `{"calls", "errors", "prose", "reasoning"}`.
 pub(crate) fn result_to_py<'py>(
     py: Python<'py>,
     result: &ParseResult,
-    offsets: &mut CharOffsets,
+    offsets: &mut CharOffsets<'_>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let calls = PyList::empty(py);
     let errors = PyList::empty(py);
@@ -38,7 +39,7 @@ pub(crate) fn result_to_py<'py>(
 pub(crate) fn event_to_py<'py>(
     py: Python<'py>,
     event: &StreamEvent,
-    offsets: &mut CharOffsets,
+    offsets: &mut CharOffsets<'_>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let d = PyDict::new(py);
     let kind = intern!(py, "event");
@@ -92,12 +93,68 @@ pub(crate) fn event_to_py<'py>(
     Ok(d.into_any())
 }
 
+/// One OpenAI-style delta as `{"event": kind, …}`, the fields named as in `toolcall stream
+/// --openai`'s JSON Lines.
+pub(crate) fn delta_to_py<'py>(
+    py: Python<'py>,
+    event: &DeltaEvent,
+    offsets: &mut CharOffsets<'_>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let d = PyDict::new(py);
+    let kind = intern!(py, "event");
+    match event {
+        DeltaEvent::Content { text } => {
+            d.set_item(kind, intern!(py, "content"))?;
+            d.set_item(intern!(py, "text"), text)?;
+        }
+        DeltaEvent::Reasoning { text } => {
+            d.set_item(kind, intern!(py, "reasoning"))?;
+            d.set_item(intern!(py, "text"), text)?;
+        }
+        DeltaEvent::ToolCallStart { index, id, name } => {
+            d.set_item(kind, intern!(py, "tool_call_start"))?;
+            d.set_item(intern!(py, "index"), index)?;
+            d.set_item(intern!(py, "id"), id)?;
+            d.set_item(intern!(py, "name"), name)?;
+        }
+        DeltaEvent::Arguments { index, fragment } => {
+            d.set_item(kind, intern!(py, "arguments"))?;
+            d.set_item(intern!(py, "index"), index)?;
+            d.set_item(intern!(py, "fragment"), fragment)?;
+        }
+        DeltaEvent::CallDone { index } => {
+            d.set_item(kind, intern!(py, "call_done"))?;
+            d.set_item(intern!(py, "index"), index)?;
+        }
+        DeltaEvent::CallFailed {
+            index,
+            message,
+            error,
+        } => {
+            d.set_item(kind, intern!(py, "call_failed"))?;
+            d.set_item(intern!(py, "index"), index)?;
+            d.set_item(intern!(py, "message"), message)?;
+            let error = match error {
+                Some(e) => error_to_py(py, e, offsets)?,
+                None => py.None().into_bound(py),
+            };
+            d.set_item(intern!(py, "error"), error)?;
+        }
+        #[allow(unreachable_patterns)]
+        other => {
+            let json = serde_json::to_value(other).unwrap_or(Json::Null);
+            return json_to_py(py, &json);
+        }
+    }
+    Ok(d.into_any())
+}
+
 /// A call: `tool_name`, `server_name`, `arguments`, `repairs`, `encodings`, `legacy_json`,
 /// `span`.
 fn call_to_py<'py>(
     py: Python<'py>,
     call: &ToolCall,
-    offsets: &mut CharOffsets,
+    offsets: &mut CharOffsets<'_>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let d = PyDict::new(py);
     d.set_item(intern!(py, "tool_name"), &call.tool_name)?;
@@ -130,7 +187,7 @@ fn call_to_py<'py>(
 fn error_to_py<'py>(
     py: Python<'py>,
     e: &ParseError,
-    offsets: &mut CharOffsets,
+    offsets: &mut CharOffsets<'_>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let d = PyDict::new(py);
     d.set_item(intern!(py, "kind"), e.kind.as_str())?;
@@ -152,7 +209,7 @@ fn error_to_py<'py>(
 
 fn span<'py>(
     py: Python<'py>,
-    offsets: &mut CharOffsets,
+    offsets: &mut CharOffsets<'_>,
     r: &std::ops::Range<usize>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let (start, end) = offsets.span(r);

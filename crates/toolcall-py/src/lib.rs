@@ -13,13 +13,14 @@ mod convert;
 mod offsets;
 mod options;
 
-use convert::{event_to_py, result_to_py};
+use convert::{delta_to_py, event_to_py, result_to_py};
 use offsets::CharOffsets;
 use options::{OptionArgs, Raise, text_arg, tool_defs};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 use std::sync::{Mutex, MutexGuard};
 use std::thread::ThreadId;
+use toolcall::bridge::openai::{DeltaEvent, ToolCallDeltas};
 use toolcall::parser::{self, ParseOptions, StreamEvent};
 
 /// Inputs at least this long are parsed with the GIL released, so other Python threads run
@@ -53,9 +54,7 @@ fn parse<'py>(
     } else {
         parser::parse_with(&text, &options)
     };
-    let mut offsets = CharOffsets::default();
-    offsets.push(&text);
-    result_to_py(py, &result, &mut offsets)
+    result_to_py(py, &result, &mut CharOffsets::of(&text))
 }
 
 /// The incremental parser: `feed(chunk)` as text arrives, then `finish()`.
@@ -74,7 +73,7 @@ struct StreamParser {
 #[derive(Debug)]
 struct Stream {
     parser: parser::StreamParser,
-    offsets: CharOffsets,
+    offsets: CharOffsets<'static>,
     finished: bool,
 }
 
@@ -175,10 +174,134 @@ impl StreamParser {
     }
 }
 
+/// OpenAI-style streamed `tool_calls` deltas (`toolcall::bridge::openai::ToolCallDeltas`):
+/// `feed(chunk)` and `finish()` return `{"event": "content" | "reasoning" | "tool_call_start" |
+/// "arguments" | "call_done" | "call_failed", …}` dicts. The fragments of a call concatenate to
+/// the compact JSON of its final arguments in every chunking; a `call_failed` call must not be
+/// run. Belongs to its thread, as `StreamParser` does.
+#[pyclass(module = "toolcall._native")]
+struct OpenAIDeltas {
+    inner: Mutex<Deltas>,
+    owner: ThreadId,
+}
+
+#[derive(Debug)]
+struct Deltas {
+    deltas: ToolCallDeltas,
+    offsets: CharOffsets<'static>,
+    finished: bool,
+}
+
+#[pymethods]
+impl OpenAIDeltas {
+    #[new]
+    #[pyo3(signature = (dialect = None, tools = None, reasoning = false,
+                        reasoning_open = false, calls_in_reasoning = None))]
+    fn new<'py>(
+        py: Python<'py>,
+        dialect: Option<&Bound<'py, PyAny>>,
+        tools: Option<&Bound<'py, PyAny>>,
+        reasoning: bool,
+        reasoning_open: bool,
+        calls_in_reasoning: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Self> {
+        let options = OptionArgs {
+            dialect,
+            tools,
+            reasoning,
+            reasoning_open,
+            calls_in_reasoning,
+        }
+        .build(py)?;
+        Ok(OpenAIDeltas {
+            inner: Mutex::new(Deltas {
+                deltas: ToolCallDeltas::new(options),
+                offsets: CharOffsets::default(),
+                finished: false,
+            }),
+            owner: std::thread::current().id(),
+        })
+    }
+
+    /// Reads the next chunk; returns the deltas it made certain.
+    fn feed<'py>(
+        &self,
+        py: Python<'py>,
+        chunk: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let mut guard = owned(py, &self.inner, self.owner, "OpenAIDeltas.feed")?;
+        let state = &mut *guard;
+        if state.finished {
+            return Err(Raise::State.err(py, "feed() after finish(): make a new OpenAIDeltas"));
+        }
+        let chunk = text_arg(py, chunk, "chunk")?;
+        state.offsets.push(&chunk);
+        let events = if chunk.len() >= DETACH_BYTES {
+            let deltas = &mut state.deltas;
+            py.detach(|| deltas.feed(&chunk))
+        } else {
+            state.deltas.feed(&chunk)
+        };
+        deltas_to_py(py, &events, &mut state.offsets)
+    }
+
+    /// Ends the input; calling it again returns no events.
+    fn finish<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let mut guard = owned(py, &self.inner, self.owner, "OpenAIDeltas.finish")?;
+        let state = &mut *guard;
+        if state.finished {
+            return Ok(PyList::empty(py));
+        }
+        state.finished = true;
+        let events = state.deltas.finish();
+        deltas_to_py(py, &events, &mut state.offsets)
+    }
+
+    /// Whether `finish()` was called.
+    #[getter]
+    fn finished(&self, py: Python<'_>) -> PyResult<bool> {
+        Ok(owned(py, &self.inner, self.owner, "OpenAIDeltas.finished")?.finished)
+    }
+}
+
+/// The state behind `mutex`, on the thread `owner` only.
+fn owned<'a, T>(
+    py: Python<'_>,
+    mutex: &'a Mutex<T>,
+    owner: ThreadId,
+    method: &str,
+) -> PyResult<MutexGuard<'a, T>> {
+    if std::thread::current().id() != owner {
+        return Err(Raise::State.err(
+            py,
+            &format!(
+                "{method} called from a thread other than the one that made the object: it \
+                 belongs to its thread; make one per thread"
+            ),
+        ));
+    }
+    // A panic while it was held (a bug) leaves the state as it was then.
+    Ok(mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner()))
+}
+
+fn deltas_to_py<'py>(
+    py: Python<'py>,
+    events: &[DeltaEvent],
+    offsets: &mut CharOffsets<'_>,
+) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for e in events {
+        list.append(delta_to_py(py, e, offsets)?)?;
+    }
+    Ok(list)
+}
+
 fn events_to_py<'py>(
     py: Python<'py>,
     events: &[StreamEvent],
-    offsets: &mut CharOffsets,
+    offsets: &mut CharOffsets<'_>,
 ) -> PyResult<Bound<'py, PyList>> {
     let list = PyList::empty(py);
     for e in events {
@@ -253,6 +376,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dialects, m)?)?;
     m.add_function(wrap_pyfunction!(reasoning_markers, m)?)?;
     m.add_class::<StreamParser>()?;
+    m.add_class::<OpenAIDeltas>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

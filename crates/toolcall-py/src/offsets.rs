@@ -1,23 +1,39 @@
 //! [`CharOffsets`]: the parser's byte offsets as the character offsets Python slices `str` by.
 
+use std::borrow::Cow;
+
 /// Maps byte offsets into the text fed so far to character (code point) offsets.
 ///
 /// While the text is ASCII a byte is a character and nothing is kept. From the first chunk
-/// holding another character on, the text is kept (from that chunk's start) so that offsets in
-/// it can be counted; a cursor makes increasing queries, the order spans come in, linear in all.
+/// holding another character on, the text is kept (from that chunk's start; borrowed when it is
+/// the whole input) so that offsets in it can be counted; a cursor makes increasing queries, the
+/// order spans come in, linear in all.
 #[derive(Debug, Default)]
-pub(crate) struct CharOffsets {
+pub(crate) struct CharOffsets<'a> {
     /// Bytes fed.
     bytes: usize,
     /// Where the kept text starts: its byte and character offsets. `None` while all is ASCII.
     kept_from: Option<(usize, usize)>,
     /// The text from `kept_from` on.
-    kept: String,
+    kept: Cow<'a, str>,
     /// The last answer inside `kept`: a byte offset into it and the characters before it.
     cursor: (usize, usize),
 }
 
-impl CharOffsets {
+impl<'a> CharOffsets<'a> {
+    /// The offsets of one whole text, borrowed: nothing is copied.
+    pub(crate) fn of(text: &'a str) -> Self {
+        let mut o = CharOffsets::default();
+        if text.is_ascii() {
+            o.bytes = text.len();
+        } else {
+            o.kept_from = Some((0, 0));
+            o.kept = Cow::Borrowed(text);
+            o.bytes = text.len();
+        }
+        o
+    }
+
     /// Records the next chunk of text.
     pub(crate) fn push(&mut self, chunk: &str) {
         if self.kept_from.is_none() {
@@ -28,7 +44,7 @@ impl CharOffsets {
             // Everything before this chunk was ASCII: bytes so far are characters so far.
             self.kept_from = Some((self.bytes, self.bytes));
         }
-        self.kept.push_str(chunk);
+        self.kept.to_mut().push_str(chunk);
         self.bytes += chunk.len();
     }
 

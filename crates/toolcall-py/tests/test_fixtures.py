@@ -43,26 +43,6 @@ def load_cases() -> List[Any]:
 CASES = load_cases()
 DEVIATIONS = deviations()
 
-# Cases whose expectation the Rust test (dialect_fixtures.rs) fails too on the main this branch
-# started from: raw-text typing of anyOf arrays, Python literals and integers beyond 2^53 comes
-# with arg-types' raw typing (branch `values`). Expected to fail here until then; non-strict, so
-# they simply pass once it lands.
-RUST_FAILS_TOO = {
-    "sglang/qwen3coder_cases/complex_schema",
-    "sglang/qwen3coder_cases/complex_schema-stream",
-    "sglang/qwen3coder_numeric/number_large_int_2-chunk0",
-    "sglang/qwen3coder_numeric/number_large_int_2-chunk1",
-    "sglang/qwen3coder_numeric/number_large_int_2-chunk11",
-    "sglang/qwen3coder_numeric/nullable_number_large_int-chunk0",
-    "sglang/qwen3coder_numeric/nullable_number_large_int-chunk1",
-    "sglang/qwen3coder_numeric/nullable_number_large_int-chunk11",
-    "sglang/qwen3coder_unit/anyof_array_parameter_conversion",
-    "sglang/qwen3coder_unit/anyof_array_parameter_conversion_null",
-    "sglang/qwen3coder_unit/streaming_anyof_array_parameter_conversion",
-    "sglang/qwen3coder_unit/nested_anyof_array_with_multiple_types",
-}
-
-
 def dialect_of(case: dict[str, Any]) -> str:
     name = case["dialect"]
     return name[: -len("-xml")] if name.endswith("-xml") else name
@@ -159,10 +139,8 @@ def test_fixture_streamed_equals_one_shot(file: str, case: dict[str, Any]) -> No
 
 
 @pytest.mark.parametrize("file,case", CASES)
-def test_fixture_expectation(file: str, case: dict[str, Any], request: Any) -> None:
+def test_fixture_expectation(file: str, case: dict[str, Any]) -> None:
     opts = runnable(file, case)
-    if case["id"] in RUST_FAILS_TOO:
-        request.applymarker(pytest.mark.xfail(reason="dialect_fixtures.rs fails it too"))
     whole = toolcall.parse(case["input"], **opts)
     failure = expectation_failure(file, case, whole)
     if case["id"] in DEVIATIONS:

@@ -380,3 +380,20 @@ def test_work_per_delta_is_proportional_to_the_delta(plugin: str) -> None:
 
     best = min(run(large) / run(small) for _ in range(2))
     assert best < 8, f"4x the text took {best:.1f}x the time (linear: 4x; quadratic: 16x)"
+
+
+@pytest.mark.parametrize("tool_parser,reasoning_parser", [
+    ("toolcall-hermes", "qwen3"),   # ours beside vLLM's own reasoning parser
+    ("hermes", "toolcall-hermes"),  # vLLM's own tool parser beside ours
+])
+def test_beside_vllms_own_parsers(plugin: str, tool_parser: str, reasoning_parser: str) -> None:
+    text = "<think>Plan.</think>\n\nOn it.\n" + CALLS["hermes"][0]
+    tok = tokenizer_for([text])
+    cls = ParserManager.get_parser(tool_parser_name=tool_parser,
+                                   reasoning_parser_name=reasoning_parser,
+                                   enable_auto_tools=True, tokenizer=tok)
+    for size in (1, 3, 10_000):
+        content, reasoning, calls = drive(tok, cls, text, size).result()
+        assert reasoning.strip() == "Plan."
+        assert content.strip() == "On it."
+        assert [(n, json.loads(a)) for n, a in calls] == [EXPECTED[0]]

@@ -43,6 +43,7 @@ __all__ = [
     "parse",
     "ParseResult",
     "StreamParser",
+    "OpenAIDeltas",
     "serialize_thread",
     "system_prompt",
     "dialects",
@@ -51,6 +52,7 @@ __all__ = [
     "Repair",
     "ArgumentEncoding",
     "Event",
+    "Delta",
     "Tools",
     "Error",
     "DialectError",
@@ -170,6 +172,19 @@ def parse(
 #: gives the same calls, errors and prose. A parser belongs to the thread that made it; using it
 #: from another raises :class:`RuntimeError`.
 StreamParser = _native.StreamParser
+
+
+#: OpenAI-style streamed ``tool_calls`` deltas, for servers: ``feed(chunk) -> list[Delta]`` and
+#: ``finish() -> list[Delta]``, each ``{"event": "content" | "reasoning" | "tool_call_start"
+#: (index, id, name) | "arguments" (index, fragment) | "call_done" (index) | "call_failed"
+#: (index or None, message, error), ...}``. A call's fragments concatenate to the compact JSON of
+#: its final arguments in every chunking (Qwen3-Coder-family strings stream as they arrive, other
+#: values once complete); a ``call_failed`` call must not be run. Same options as
+#: :class:`StreamParser`; belongs to the thread that made it.
+OpenAIDeltas = _native.OpenAIDeltas
+
+#: One :class:`OpenAIDeltas` event.
+Delta = dict[str, Any]
 
 
 def serialize_thread(

@@ -45,3 +45,22 @@ class StreamParser:
     @property
     def finished(self) -> bool:
         """Whether ``finish()`` was called."""
+
+class OpenAIDeltas:
+    """OpenAI-style streamed ``tool_calls`` deltas; belongs to the thread that made it."""
+
+    def __init__(
+        self,
+        dialect: Optional[str] = None,
+        tools: Optional[Any] = None,
+        reasoning: bool = False,
+        reasoning_open: bool = False,
+        calls_in_reasoning: Optional[str] = None,
+    ) -> None: ...
+    def feed(self, chunk: str) -> list[dict[str, Any]]:
+        """Reads the next chunk; returns the deltas it made certain."""
+    def finish(self) -> list[dict[str, Any]]:
+        """Ends the input; calling it again returns no events."""
+    @property
+    def finished(self) -> bool:
+        """Whether ``finish()`` was called."""

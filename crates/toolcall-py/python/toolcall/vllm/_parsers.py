@@ -9,8 +9,9 @@ the end is an error, never a call.
 
 Tool calls are announced when they are complete: one ``DeltaToolCall`` with the id, the name and
 the whole arguments JSON (``json.dumps(arguments, ensure_ascii=False)``). A malformed or cut call
-is never announced, so a client never runs half a call. (Streaming a call's arguments as it is
-written waits for ``toolcall::bridge::openai``'s streaming deltas, on another branch.)
+is never announced, so a client never runs half a call: vLLM has no way to take back a call it
+has started to send. (:class:`toolcall.OpenAIDeltas` streams arguments as they are written, and
+says ``call_failed`` when a started call turns out bad; a server that can pass that on may use it.)
 """
 
 from __future__ import annotations
