@@ -42,19 +42,20 @@ USAGE:
   cargo xtask ci [--quick]
       Every check, one line per step: its name, ok or FAILED, its seconds. A step's full output
       goes to target/xtask-logs/<step>.log; a failing step prints the log's last 60 lines.
-      Steps, in order (times from a clean build on 2 shared cores):
-        fmt          cargo fmt --check                                    ~1 s
-        clippy       clippy on every target, -D warnings                  ~1-2 min
-        tests        unit, integration and property tests (nextest when   ~2-4 min
+      Steps, in order (times of a run from an empty target directory on 2 shared cores):
+        fmt          cargo fmt --check                                    <1 s
+        clippy       clippy on every target, -D warnings                  35 s
+        tests        unit, integration and property tests (nextest when   80 s
                      installed, else cargo test)
-        doc-tests    cargo test --doc                                     ~1 min
-        docs         rustdoc with -D warnings                             ~30 s
-        fuzz-smoke   build every fuzz target (nightly, AddressSanitizer),  ~4 min
+        doc-tests    cargo test --doc                                     20 s
+        docs         rustdoc with -D warnings                             10 s
+        fuzz-smoke   build every fuzz target (nightly, AddressSanitizer),  5 min
                      then run each for 20 s; needs the nightly toolchain
                      (cargo-fuzz is installed when missing)
-        bench-smoke  every benchmark once on small input, results checked  ~2 min
+        bench-smoke  every benchmark once on small input, results checked  3.5 min
                      (figures and target verdicts mean nothing here)
-      --quick      skip fuzz-smoke and bench-smoke: stable toolchain only, ~5 min less
+      --quick      skip fuzz-smoke and bench-smoke: stable toolchain only, about 2.5 min
+                   instead of 11
       Exit status 0 when every step passed, 1 otherwise.
 
   cargo xtask fuzz [TARGET...] [--seconds N]
@@ -77,6 +78,9 @@ USAGE:
 
   cargo xtask help | --help | -h
       This text. `--help` or `-h` after any task prints it too, and runs nothing.
+
+Exit status: 0 success; 1 a check failed or a fuzzer found something; 2 a usage error, or xtask
+could not run a tool (a missing nightly toolchain, say).
 ";
 
 /// Reads the arguments after `cargo xtask`.
