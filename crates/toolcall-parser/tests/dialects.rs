@@ -30,10 +30,13 @@ fn qwen(text: &str) -> ParseResult {
     parse(text, &opts(Dialect::Qwen3Coder))
 }
 
+/// Every repair made, one entry per occurrence (repairs are aggregated per kind and argument,
+/// with a count).
 fn repairs(r: &ParseResult) -> Vec<RepairKind> {
     r.calls()
         .iter()
-        .flat_map(|c| c.repairs.iter().map(|r| r.kind))
+        .flat_map(|c| c.repairs.iter())
+        .flat_map(|r| std::iter::repeat_n(r.kind, r.count))
         .collect()
 }
 
@@ -62,8 +65,12 @@ fn rule_2_close_tags_inside_a_value_are_text_unless_structure_follows() {
         Some("print(\"</parameter>\")\nx</function>y")
     );
     // Both close tags, aggregated into one repair of the argument (FORMAT.md §4).
-    assert_eq!(repairs(&r), [RepairKind::CloseTagAsText]);
+    assert_eq!(r.calls()[0].repairs.len(), 1);
     assert_eq!(r.calls()[0].repairs[0].count, 2);
+    assert_eq!(
+        repairs(&r),
+        [RepairKind::CloseTagAsText, RepairKind::CloseTagAsText]
+    );
     // At the start of a line, </function> ends the value and the call.
     let r = qwen("<function=w>\n<parameter=a>\n1\n</function>\nafter");
     assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("1"));
