@@ -60,6 +60,17 @@ const WORK_SLACK: u64 = 32 << 10;
 /// written were about 70 (`<a>1</a>` repeated as arguments: a map entry, a name and a value per
 /// 8 bytes) and 55 (`<b/>` repeated inside an argument: a tree node per 4 bytes).
 const BYTES_PER_BYTE: u64 = 256;
+/// Growth past [`RATIO`] is a finding only when the 4n run also costs more than this many bytes
+/// (peak) or work units per byte of its text. The parser changes how it reads at its size bounds
+/// (a tag or comment whose end is not within 16 KiB of its `<` is text, `lexer::MAX_TAG_BYTES`):
+/// when the n text lies below such a bound and the 4n text above it, the 4n run reads the input
+/// differently (an unclosed `<!--` of 64 KiB becomes the value's text and is held as such), a
+/// step, not growth: found by this target, `<a><!--` + `x -`×n, peak 4 KB at 16 KB of text and
+/// 70 KB at 64 KB (1.1 bytes per byte). Real superlinear cost at 64 KiB is far above these
+/// floors (cost quadratic in 21,000 copies is hundreds of megabytes), so they hide nothing that
+/// matters.
+const GROWTH_FLOOR_PEAK_PER_BYTE: u64 = 4;
+const GROWTH_FLOOR_WORK_PER_BYTE: u64 = 8;
 const AMPLIFICATION_SLACK: u64 = 64 << 10;
 
 /// Counts what passes through Rust's allocator: bytes live, the peak of those since the last
@@ -255,8 +266,9 @@ fuzz_target!(|data: &[u8]| {
                 shown(&suffix, 80),
             )
         };
+        let len = large.len() as u64;
         assert!(
-            at_4n.peak <= RATIO * at_n.peak + PEAK_SLACK,
+            at_4n.peak <= (RATIO * at_n.peak + PEAK_SLACK).max(GROWTH_FLOOR_PEAK_PER_BYTE * len),
             "peak memory grew {:.1}x from n to 4n copies: {}",
             at_4n.peak as f64 / at_n.peak.max(1) as f64,
             case()
@@ -270,7 +282,7 @@ fuzz_target!(|data: &[u8]| {
             case()
         );
         assert!(
-            at_4n.work <= RATIO * at_n.work + WORK_SLACK,
+            at_4n.work <= (RATIO * at_n.work + WORK_SLACK).max(GROWTH_FLOOR_WORK_PER_BYTE * len),
             "work grew {:.1}x from n to 4n copies: {}",
             at_4n.work as f64 / at_n.work.max(1) as f64,
             case()

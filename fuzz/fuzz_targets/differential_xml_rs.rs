@@ -19,7 +19,7 @@
 use arbitrary::{Result, Unstructured};
 use arg_types::Value;
 use libfuzzer_sys::fuzz_target;
-use toolcall_parser::{Segment, parse};
+use toolcall_parser::{ErrorKind, Segment, is_valid_name, parse};
 use xml::reader::{EventReader, XmlEvent};
 use xml_fallback::text::{element_value, is_blank, trim_xml};
 use xml_fallback::tree::{Element, Node};
@@ -359,6 +359,14 @@ fuzz_target!(|data: &[u8]| {
         .segments
         .iter()
         .find(|s| !matches!(s, Segment::Prose(p) if is_blank(p)));
+    // A name outside the name rule (docs/FORMAT.md §3.4) is an error with feedback however
+    // well-formed the document is.
+    if !is_valid_name(&tool_name) || !is_valid_name(&server_name) {
+        match first {
+            Some(Segment::Error(e)) if e.kind == ErrorKind::InvalidToolName => return,
+            other => panic!("an invalid name must be an error, we read {other:?}\n{doc:?}"),
+        }
+    }
     let call = match first {
         Some(Segment::Call(c)) => c,
         other => panic!("xml-rs reads a valid call, we read {other:?}\n{doc:?}"),

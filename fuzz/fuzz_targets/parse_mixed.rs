@@ -76,14 +76,20 @@ fn check(text: &str, opts: &ParseOptions, r: &ParseResult) {
                 src.starts_with("<tool"),
                 "span does not start at <tool: {src:?}"
             );
-            let closed = src.rfind("</tool").is_some_and(|i| {
-                src[i + 6..].trim_start_matches([' ', '\t', '\n', '\r']) == ">"
-            });
+            let closed = src
+                .rfind("</tool")
+                .is_some_and(|i| src[i + 6..].trim_start_matches([' ', '\t', '\n', '\r']) == ">");
             assert!(closed, "span does not end at </tool>: {src:?}");
         } else {
             // Every dialect's call begins at markup; a Hermes call may end at its JSON object.
-            assert!(src.starts_with('<'), "span does not start at markup: {src:?}");
-            assert!(src.ends_with(['>', '}']), "span does not end at markup: {src:?}");
+            assert!(
+                src.starts_with('<'),
+                "span does not start at markup: {src:?}"
+            );
+            assert!(
+                src.ends_with(['>', '}']),
+                "span does not end at markup: {src:?}"
+            );
         }
         assert!(
             c.span.len() <= limits.max_call_bytes,

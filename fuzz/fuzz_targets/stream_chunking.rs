@@ -7,7 +7,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolcall_parser::{Dialect, Limits, ParseOptions, ParseResult, StreamEvent, StreamParser, parse_with};
+use toolcall_parser::{
+    Dialect, Limits, ParseOptions, ParseResult, StreamEvent, StreamParser, parse_with,
+};
 
 fn options(flags: u8) -> ParseOptions {
     let limits = if flags & 1 == 1 {

@@ -444,3 +444,52 @@ fn a_call_at_the_byte_limit_reads_alike_one_shot_and_streamed() {
         }
     }
 }
+
+/// `differential_xml_rs` (fuzz-smoke of 2026-11-25): a well-formed call whose server name is
+/// `]]Zs` (and whose tool name holds a space and an emoji) is valid XML, but the names are
+/// outside the name rule (docs/FORMAT.md §3.4): an `invalid_tool_name` error naming the server,
+/// never a call; the prose around it is kept.
+#[test]
+fn well_formed_calls_with_invalid_names_are_errors() {
+    let text = "\r\n<tool>\t <server_name>]]Zs</server_name>\r\n\
+                <tool_name>a b42] &#x1F980;</tool_name >\t</tool>\n";
+    let r = assert_chunking_invariant(text, &ParseOptions::default());
+    assert!(r.calls().is_empty());
+    assert_eq!(r.errors().len(), 1);
+    let e = &r.errors()[0];
+    assert_eq!(e.kind, toolcall_parser::ErrorKind::InvalidToolName);
+    assert!(
+        e.message.contains("`]]Zs` is not a valid server name"),
+        "{}",
+        e.message
+    );
+    assert_eq!(r.prose(), "\r\n\n");
+}
+
+/// `cost_growth` (fuzz-smoke of 2026-11-25): an unclosed `<!--` inside a value, followed by
+/// 16 KB and by 64 KB of `x -`. Below the 16 KiB comment window the end of the input cuts the
+/// comment; above it the `<` is literal and the rest is the value's text. Both are the same
+/// `unterminated_call` (nothing completed before the cut), in every chunking: the step in
+/// memory the target saw between the two sizes is the value being held, linear in the input.
+#[test]
+fn an_unclosed_comment_on_both_sides_of_the_comment_window() {
+    for copies in [5_457, 21_828] {
+        let text = format!(
+            "<tool><tool_name>t</tool_name><arguments><a><!--{}",
+            "x -".repeat(copies)
+        );
+        let r = toolcall_parser::parse(&text);
+        assert!(r.calls().is_empty());
+        assert_eq!(r.errors().len(), 1, "{copies}");
+        let e = &r.errors()[0];
+        assert_eq!(e.kind, toolcall_parser::ErrorKind::UnterminatedCall);
+        assert_eq!(e.tool_name.as_deref(), Some("t"));
+        assert_eq!(e.span, 0..text.len());
+        assert_eq!(e.partial, Some(serde_json::json!({})));
+    }
+    let small = format!(
+        "<tool><tool_name>t</tool_name><arguments><a><!--{}",
+        "x -".repeat(300)
+    );
+    assert_chunking_invariant(&small, &ParseOptions::default());
+}
