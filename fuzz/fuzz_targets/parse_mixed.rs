@@ -23,6 +23,7 @@ fn options(control: &[u8]) -> ParseOptions {
             max_call_bytes: 16 + (c >> 6 & 0x1) * 200,
             max_argument_bytes: 4 + (c >> 7) * 60,
             max_elements: 2 + usize::from(control[0] >> 4),
+            max_input_elements: 4 + usize::from(control[0] >> 4),
         }
     } else {
         Limits::default()

@@ -18,6 +18,7 @@ fn options(flags: u8) -> ParseOptions {
             max_call_bytes: 120,
             max_argument_bytes: 24,
             max_elements: 6,
+            max_input_elements: 10,
         }
     } else {
         Limits::default()
@@ -91,7 +92,9 @@ fuzz_target!(|data: &[u8]| {
                 assert_eq!(*index, next, "call indices out of order");
                 open = Some(*index);
             }
-            StreamEvent::ToolName { index, .. } | StreamEvent::ArgumentDelta { index, .. } => {
+            StreamEvent::ToolName { index, .. }
+            | StreamEvent::ArgumentStarted { index, .. }
+            | StreamEvent::ArgumentDelta { index, .. } => {
                 assert_eq!(open, Some(*index), "event outside its call: {events:?}");
             }
             StreamEvent::CallFinished { index, .. } => {
@@ -107,7 +110,12 @@ fuzz_target!(|data: &[u8]| {
                 assert!(!text.is_empty(), "empty prose event");
                 assert_eq!(open, None, "prose inside a call: {events:?}");
             }
-            StreamEvent::Error { .. } => {}
+            StreamEvent::Reasoning { text } => {
+                assert!(!text.is_empty(), "empty reasoning event");
+                assert_eq!(open, None, "reasoning inside a call: {events:?}");
+            }
+            // Errors outside calls, and any event kind added later.
+            _ => {}
         }
     }
     assert_eq!(open, None, "a call never finished");

@@ -44,23 +44,23 @@ USAGE:
   cargo xtask ci [--quick]
       Every check, one line per step: its name, ok or FAILED, its seconds. A step's full output
       goes to target/xtask-logs/<step>.log; a failing step prints the log's last 60 lines.
-      Steps, in order (times from a clean build on 2 shared cores):
-        fmt          cargo fmt --check                                    ~1 s
-        clippy       clippy on every target, -D warnings                  ~1-2 min
-        tests        unit, integration and property tests (nextest when   ~2-4 min
+      Steps, in order (times of a run from an empty target directory on 2 shared cores):
+        fmt          cargo fmt --check                                    <1 s
+        clippy       clippy on every target, -D warnings                  35 s
+        tests        unit, integration and property tests (nextest when   80 s
                      installed, else cargo test)
-        doc-tests    cargo test --doc                                     ~1 min
-        docs         rustdoc with -D warnings                             ~30 s
-        fuzz-smoke   build every fuzz target (nightly, AddressSanitizer),  ~4 min
+        doc-tests    cargo test --doc                                     20 s
+        docs         rustdoc with -D warnings                             10 s
+        fuzz-smoke   build every fuzz target (nightly, AddressSanitizer),  5 min
                      then run each for 20 s; needs the nightly toolchain
                      (cargo-fuzz is installed when missing)
-        bench-smoke  every benchmark once on small input, results checked  ~2 min
+        bench-smoke  every benchmark once on small input, results checked  3.5 min
                      (figures and target verdicts mean nothing here)
         python       the Python package (crates/toolcall-py): fmt, clippy,  ~3 min
                      built by maturin into target/python-venv (made once,
                      maturin and pytest from the package index), pytest
       --quick      skip fuzz-smoke, bench-smoke and python: stable toolchain only, no
-                   package index, ~8 min less
+                   package index, about 2.5 min
       Exit status 0 when every step passed, 1 otherwise.
 
   cargo xtask fuzz [TARGET...] [--seconds N]
@@ -90,6 +90,9 @@ USAGE:
 
   cargo xtask help | --help | -h
       This text. `--help` or `-h` after any task prints it too, and runs nothing.
+
+Exit status: 0 success; 1 a check failed or a fuzzer found something; 2 a usage error, or xtask
+could not run a tool (a missing nightly toolchain, say).
 ";
 
 /// Reads the arguments after `cargo xtask`.

@@ -96,30 +96,38 @@ pub(crate) fn run(task: Fuzz) -> Result<bool> {
     }
 }
 
-/// Builds the targets once, then runs each for `seconds`; true when none failed.
+/// Builds the targets once, then runs each for `seconds`; true when none failed. The findings
+/// are repeated at the end, where a log's tail shows them.
 fn fuzz_all(sh: &mut Shell, chosen: &[String], seconds: u64) -> Result<bool> {
     build(sh, chosen)?;
     let mut failed = Vec::new();
+    let mut reports = Vec::new();
     for t in chosen {
-        if !fuzz_one(sh, t, seconds)? {
+        if let Some(r) = fuzz_one(sh, t, seconds)? {
             failed.push(t.as_str());
+            reports.extend(r);
         }
     }
+    let n = chosen.len();
     if failed.is_empty() {
-        let n = chosen.len();
         sh.say(&format!(
             "fuzz: {n} target{}, no finding",
             if n == 1 { "" } else { "s" }
         ));
-    } else {
-        sh.say(&format!(
-            "fuzz: {} of {} failed: {}",
-            failed.len(),
-            chosen.len(),
-            failed.join(", ")
-        ));
+        return Ok(true);
     }
-    Ok(failed.is_empty())
+    sh.say(&format!(
+        "fuzz: {} of {n} failed: {}",
+        failed.len(),
+        failed.join(", ")
+    ));
+    for r in reports {
+        sh.say(&r);
+    }
+    sh.say(
+        "fix, then add each input as a regression test in the crate's tests/fuzz_regressions.rs",
+    );
+    Ok(false)
 }
 
 /// Installs what fuzzing needs, then builds the chosen targets (all of them when more than one:
@@ -264,39 +272,42 @@ pub(crate) fn reproduce(target: &str, artifact: &str) -> String {
     format!("cargo +nightly fuzz run {target} {file}")
 }
 
-/// Runs one target; a finding fails, and prints the command that reproduces it.
-fn fuzz_one(sh: &mut Shell, target: &str, seconds: u64) -> Result<bool> {
+/// Runs one target; `None` when it found nothing, else what it found, each with the command
+/// that reproduces it.
+fn fuzz_one(sh: &mut Shell, target: &str, seconds: u64) -> Result<Option<Vec<String>>> {
     let started = SystemTime::now();
     let log_start = sh.log_path().map(shell::file_len);
     let mut cmd = command(target, seconds)?;
     if sh.run(&mut cmd)? {
-        return Ok(true);
+        return Ok(None);
     }
     // With the output in a log, read this run's part of it for the findings and their reasons.
     let findings = match (sh.log_path(), log_start) {
         (Some(log), Some(from)) => libfuzzer::parse(&shell::read_from(log, from)).findings,
         _ => Vec::new(),
     };
-    for f in &findings {
-        sh.say(&format!(
-            "fuzz target {target}: {} ({}); reproduce with:\n  {}",
-            f.kind.name(),
-            f.reason,
-            reproduce(target, &f.artifact)
-        ));
-    }
-    if findings.is_empty() {
+    let mut reports: Vec<String> = findings
+        .iter()
+        .map(|f| {
+            format!(
+                "- {target}: {} ({})\n  reproduce: {}",
+                f.kind.name(),
+                f.reason,
+                reproduce(target, &f.artifact)
+            )
+        })
+        .collect();
+    if reports.is_empty() {
         let file = newest_artifact(&artifacts_dir(target), started).map_or_else(
             || format!("fuzz/artifacts/{target}/<crash-file>"),
             |p| p.display().to_string(),
         );
-        sh.say(&format!(
-            "fuzz target {target} failed; reproduce with:\n  {}",
+        reports.push(format!(
+            "- {target}: failed\n  reproduce: {}",
             reproduce(target, &file)
         ));
     }
-    sh.say("then add the input as a regression test in the crate's tests/fuzz_regressions.rs");
-    Ok(false)
+    Ok(Some(reports))
 }
 
 /// The artifact (crash, timeout, leak or out-of-memory input) written since `since`.

@@ -83,9 +83,10 @@ impl Summary {
 pub(crate) fn run(targets: &[String], seconds: u64, jobs: usize) -> Result<bool> {
     let dir = logs_dir().join("soak");
     let build_log = dir.join("build.log");
+    let n = targets.len();
     println!(
-        "soak: {} targets, {seconds} s each, {jobs} at a time; logs in {}/",
-        targets.len(),
+        "soak: {n} target{}, {seconds} s each, {jobs} at a time; logs in {}/",
+        if n == 1 { "" } else { "s" },
         shell::relative(&dir)
     );
     print!("building the fuzz targets … ");

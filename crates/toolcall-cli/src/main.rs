@@ -102,8 +102,8 @@ pub(crate) struct ParseArgs {
     /// Ignore calls inside Markdown code fences: they stay prose.
     #[arg(long)]
     pub(crate) ignore_fenced: bool,
-    /// The tool-call format: tool (the default), qwen3-coder, seed-oss, hermes.
-    #[arg(long, value_name = "NAME", default_value = "tool")]
+    /// The tool-call format (the names are listed from `Dialect::ALL`).
+    #[arg(long, value_name = "NAME", default_value = "tool", help = dialect_help())]
     pub(crate) dialect: toolcall::parser::Dialect,
     #[command(flatten)]
     pub(crate) reasoning: ReasoningArgs,
@@ -125,8 +125,8 @@ pub(crate) struct StreamArgs {
     /// Ignore calls inside Markdown code fences: they stay prose.
     #[arg(long)]
     pub(crate) ignore_fenced: bool,
-    /// The tool-call format: tool (the default), qwen3-coder, seed-oss, hermes.
-    #[arg(long, value_name = "NAME", default_value = "tool")]
+    /// The tool-call format (the names are listed from `Dialect::ALL`).
+    #[arg(long, value_name = "NAME", default_value = "tool", help = dialect_help())]
     pub(crate) dialect: toolcall::parser::Dialect,
     #[command(flatten)]
     pub(crate) reasoning: ReasoningArgs,
@@ -139,6 +139,19 @@ pub(crate) struct StreamArgs {
     /// must not be run, whatever fragments it had.
     #[arg(long)]
     pub(crate) openai: bool,
+}
+
+/// The help of `--dialect`: every dialect's name, from the parser's one list.
+fn dialect_help() -> String {
+    let names: Vec<&str> = toolcall::parser::Dialect::ALL
+        .iter()
+        .map(|d| d.name())
+        .collect();
+    format!(
+        "The tool-call format: {} (docs/FORMAT.md §9; `auto` takes the dialect of the first \
+         call marker in the reply)",
+        names.join(", ")
+    )
 }
 
 /// The reasoning channel's flags, shared by `parse` and `stream`.

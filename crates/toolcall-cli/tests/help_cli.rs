@@ -66,3 +66,29 @@ fn no_help_cites_an_outside_design_document() {
     let thread = &helps.iter().find(|(a, _)| a == "thread --help").unwrap().1;
     assert!(thread.contains("docs/FORMAT.md §8"), "{thread}");
 }
+
+#[test]
+fn the_dialect_flag_lists_every_dialect() {
+    for command in ["parse", "stream"] {
+        let out = toolcall(&[command, "--help"], None);
+        let help = text(&out.stdout);
+        for name in [
+            "tool",
+            "qwen3-coder",
+            "seed-oss",
+            "hermes",
+            "glm",
+            "minimax-m2",
+            "anthropic",
+            "deepseek-dsml",
+            "step3",
+            "kimi-k3",
+            "auto",
+        ] {
+            assert!(
+                help.contains(&format!("{name},")) || help.contains(&format!("{name} (")),
+                "{command}: {name}"
+            );
+        }
+    }
+}

@@ -205,4 +205,11 @@ fn each_dialect_says_what_typed_its_calls() {
         assert_eq!(finished["call"]["arguments"]["path"], 7);
         assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
     }
+
+    // Under auto, each call says what its chosen dialect did.
+    for (reply, said) in [(qwen, "text"), (hermes, "json")] {
+        let out = toolcall(&["parse", "-", "--dialect", "auto"], Some(reply));
+        assert_eq!(typed_by(&json(&out)), [said], "{reply}");
+        assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+    }
 }

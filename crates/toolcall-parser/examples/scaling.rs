@@ -10,7 +10,7 @@
 use cap::Cap;
 use std::alloc::System;
 use std::time::Instant;
-use toolcall_parser::{Limits, ParseOptions, StreamParser, parse_with};
+use toolcall_parser::{ParseOptions, StreamParser, parse_with};
 
 #[global_allocator]
 static ALLOC: Cap<System> = Cap::new(System, usize::MAX);
@@ -20,7 +20,31 @@ const CALL_CLOSE: &str = "</arguments></tool>\n";
 
 /// The input of `case` at size step `n` (about `n` KiB, or `n` thousand items), and its options.
 fn input(case: &str, n: usize) -> (String, ParseOptions) {
-    let opts = ParseOptions::default();
+    let mut opts = ParseOptions::default();
+    if case == "qwen-params" {
+        opts.dialect = toolcall_parser::Dialect::Qwen3Coder;
+    }
+    if case == "hermes-values" {
+        opts.dialect = toolcall_parser::Dialect::Hermes;
+    }
+    if case.starts_with("many-names") {
+        opts.limits.max_elements = usize::MAX;
+        if case.ends_with("qwen") {
+            opts.dialect = toolcall_parser::Dialect::Qwen3Coder;
+        }
+    }
+    if let Some(case) = case.strip_suffix("-schema") {
+        let (text, o) = input(case, n);
+        let names: serde_json::Map<String, serde_json::Value> = (0..n * 1000)
+            .map(|i| (format!("a{i}"), serde_json::json!({"type": "string"})))
+            .collect();
+        let mut schemas = toolcall_parser::ToolSchemas::default();
+        schemas.insert(
+            "w",
+            serde_json::json!({"type": "object", "properties": names}),
+        );
+        return (text, o.with_schemas(schemas));
+    }
     let k = n * 1024;
     let text = match case {
         // Item 1: CRLF code in one CDATA value.
@@ -45,10 +69,64 @@ fn input(case: &str, n: usize) -> (String, ParseOptions) {
             s.push_str(CALL_CLOSE);
             s
         }
+        "many-names-repairs" => {
+            let mut s = CALL_OPEN.to_owned();
+            for i in 0..n * 1000 {
+                s.push_str(&format!("<a{i}>a & b</a{i}>"));
+            }
+            s.push_str(CALL_CLOSE);
+            s
+        }
+        "many-names-legacy" => {
+            let mut s = "<tool>{\"tool_name\": \"w\", \"arguments\": {".to_owned();
+            for i in 0..n * 1000 {
+                s.push_str(&format!("\"a{i}\": \"v\", "));
+            }
+            s.push_str("\"z\": 1}}</tool>");
+            s
+        }
+        "many-names-qwen" => {
+            let mut s = "<tool_call>\n<function=w>\n".to_owned();
+            for i in 0..n * 1000 {
+                s.push_str(&format!("<parameter=a{i}>\nv\n</parameter>\n"));
+            }
+            s.push_str("</function>\n</tool_call>");
+            s
+        }
         // Item 5: many calls of many small elements, each call under `max_elements`.
         "many-elements" => {
             format!("{CALL_OPEN}<c>{}</c>{CALL_CLOSE}", "<b/>".repeat(99_000)).repeat(n)
         }
+        // Item 5: candidates for the worst peak ÷ input under the default limits.
+        "elements-one-call" => format!("{CALL_OPEN}<c>{}</c>{CALL_CLOSE}", "<b/>".repeat(n * 1000)),
+        "attributes" => format!(
+            "{CALL_OPEN}<c>{}</c>{CALL_CLOSE}",
+            "<b x=\"\" y=\"\" z=\"\"/>".repeat(n * 250)
+        ),
+        "text-elements" => format!("{CALL_OPEN}<c>{}</c>{CALL_CLOSE}", "x<b/>".repeat(n * 1000)),
+        "text-cdata" => format!(
+            "{CALL_OPEN}<c>{}</c>{CALL_CLOSE}",
+            "x<![CDATA[]]>".repeat(n * 1000)
+        ),
+        "named-elements" => {
+            let mut s = format!("{CALL_OPEN}<c>");
+            for i in 0..n * 1000 {
+                s.push_str(&format!("<b{}/>", i % 10));
+            }
+            s + "</c>" + CALL_CLOSE
+        }
+        "legacy-values" => format!(
+            "<tool>{{\"tool_name\": \"w\", \"arguments\": {{\"a\": [{}0]}}}}</tool>",
+            "0,".repeat(n * 1000)
+        ),
+        "qwen-params" => format!(
+            "<tool_call>\n<function=w>\n{}</function>\n</tool_call>",
+            "<parameter=a>\n</parameter>\n".repeat(n * 1000)
+        ),
+        "hermes-values" => format!(
+            "<tool_call>\n{{\"name\": \"w\", \"arguments\": {{\"a\": [{}0]}}}}\n</tool_call>",
+            "0,".repeat(n * 1000)
+        ),
         // Item 5: many CDATA sections in one value.
         "cdata-sections" => format!(
             "{CALL_OPEN}<c>{}</c>{CALL_CLOSE}",
@@ -56,7 +134,6 @@ fn input(case: &str, n: usize) -> (String, ParseOptions) {
         ),
         other => panic!("unknown case {other}"),
     };
-    let _ = Limits::default();
     (text, opts)
 }
 
@@ -65,8 +142,20 @@ const CASES: &[(&str, &[usize])] = &[
     ("bare-amp", &[256, 512, 1024, 2048]),
     ("unclosed-comment", &[16, 32, 64, 128]),
     ("unclosed-pi", &[16, 32, 64, 128]),
-    ("many-names", &[12, 25, 50, 100]),
-    ("many-elements", &[1, 2, 4, 8]),
+    ("many-names", &[25, 50, 100, 200]),
+    ("many-names-schema", &[25, 50, 100, 200]),
+    ("many-names-repairs", &[25, 50, 100, 200]),
+    ("many-names-legacy", &[25, 50, 100, 200]),
+    ("many-names-qwen", &[25, 50, 100, 200]),
+    ("many-elements", &[1, 2, 4, 8, 16]),
+    ("elements-one-call", &[12, 25, 50, 99]),
+    ("attributes", &[12, 25, 50, 99]),
+    ("text-elements", &[12, 25, 50, 99]),
+    ("text-cdata", &[12, 25, 50, 99]),
+    ("named-elements", &[12, 25, 50, 99]),
+    ("legacy-values", &[12, 25, 50, 99]),
+    ("qwen-params", &[12, 25, 50, 99]),
+    ("hermes-values", &[12, 25, 50, 99]),
     ("cdata-sections", &[2048, 4096, 8192, 16384]),
 ];
 

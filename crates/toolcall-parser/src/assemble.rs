@@ -21,6 +21,22 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use xml_fallback::tree::Element;
 
+#[cfg(test)]
+thread_local! {
+    /// Entries examined to find an argument (or a repair entry) by name, in tests: the
+    /// deterministic measure that holds name lookups to a constant per argument, whatever the
+    /// number of names (issue 14 item 4).
+    pub(crate) static NAME_PROBES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts `n` entries examined by a lookup by name (in tests; nothing otherwise).
+#[inline]
+pub(crate) fn name_probes(n: usize) {
+    #[cfg(test)]
+    NAME_PROBES.with(|c| c.set(c.get() + n));
+    let _ = n;
+}
+
 /// What every dialect shares while it reads: options, positions, prose, the call count.
 #[derive(Debug)]
 pub(crate) struct Assembler {
@@ -36,6 +52,8 @@ pub(crate) struct Assembler {
     /// Calls begun so far.
     calls: usize,
     call_limit_reported: bool,
+    /// Elements of the calls finished so far, for `max_input_elements`.
+    input_elements: usize,
 }
 
 /// The parts of one call that do not depend on the dialect.
@@ -86,6 +104,7 @@ impl CallCore {
 
     /// Records that a top-level argument `name` begins at `at` (its start tag ends at `end`).
     pub(crate) fn argument_started(&mut self, name: &str, at: usize, end: usize) {
+        name_probes(1);
         let first = *self
             .first_start
             .entry(name.to_owned())
@@ -102,6 +121,7 @@ impl CallCore {
 
     /// Where the argument `name` first began: its start tag's offset and the offset after it.
     pub(crate) fn argument_start(&self, name: &str) -> Option<(usize, usize)> {
+        name_probes(1);
         let &i = self.first_start.get(name)?;
         let (_, at, end) = self.argument_starts[i];
         Some((at, end))
@@ -114,6 +134,7 @@ impl CallCore {
 
     /// Whether an argument of this name was already begun.
     pub(crate) fn has_argument(&self, name: &str) -> bool {
+        name_probes(1);
         self.first_start.contains_key(name)
     }
 }
@@ -127,6 +148,10 @@ pub(crate) enum Arguments {
     Raw(Vec<RawArgument>),
     /// JSON as written (the legacy `<tool>{…}</tool>` form, Hermes).
     Json(Map),
+    /// Raw text per argument, in order, some of them typed by the dialect itself (DeepSeek
+    /// DSML's `string` attribute, Kimi-K3's `type`): those keep the dialect's value, the others
+    /// are typed as [`Arguments::Raw`]'s are.
+    Typed(Vec<(RawArgument, Option<Value>)>),
 }
 
 /// One argument written as raw text.
@@ -147,6 +172,7 @@ impl Assembler {
             prose_start: 0,
             calls: 0,
             call_limit_reported: false,
+            input_elements: 0,
         }
     }
 
@@ -182,29 +208,69 @@ impl Assembler {
         at: usize,
         out: &mut Vec<StreamEvent>,
     ) -> bool {
-        if self.calls < self.opts.limits.max_calls {
+        let limits = &self.opts.limits;
+        let (limit, message) = if self.calls >= limits.max_calls {
+            let message = format!(
+                "more than {} calls in one response; the rest are left as prose",
+                limits.max_calls
+            );
+            (Limit::MaxCalls, message)
+        } else if self.input_elements >= limits.max_input_elements {
+            let message = format!(
+                "the calls of one response hold more than {} elements, attributes and CDATA \
+                 sections; the rest are left as prose",
+                limits.max_input_elements
+            );
+            (Limit::MaxInputElements, message)
+        } else {
             return true;
-        }
+        };
         if !self.call_limit_reported {
             self.call_limit_reported = true;
             self.emit_prose(w, base, at, out);
             let p = self.locator.locate(w, base, at);
             out.push(StreamEvent::Error {
                 error: Box::new(
-                    ParseError::new(
-                        ErrorKind::LimitExceeded,
-                        format!(
-                            "more than {} calls in one response; the rest are left as prose",
-                            self.opts.limits.max_calls
-                        ),
-                        p,
-                    )
-                    .in_dialect(self.dialect)
-                    .with_span(at..at)
-                    .with_limit(Limit::MaxCalls),
+                    ParseError::new(ErrorKind::LimitExceeded, message, p)
+                        .in_dialect(self.dialect)
+                        .with_span(at..at)
+                        .with_limit(limit),
                 ),
             });
         }
+        false
+    }
+
+    /// Counts `n` more elements (attributes, CDATA sections) in the call; `false`, with the
+    /// call's `limit_exceeded` error at `at`, when that is more than `max_elements` or than what
+    /// `max_input_elements` leaves.
+    pub(crate) fn count_elements(
+        &mut self,
+        w: &str,
+        base: usize,
+        core: &mut CallCore,
+        n: usize,
+        at: usize,
+    ) -> bool {
+        core.elements = core.elements.saturating_add(n);
+        let limits = &self.opts.limits;
+        let (limit, message) = if core.elements > limits.max_elements {
+            let message = format!(
+                "the call has more than {} elements, attributes and CDATA sections",
+                limits.max_elements
+            );
+            (Limit::MaxElements, message)
+        } else if self.input_elements.saturating_add(core.elements) > limits.max_input_elements {
+            let message = format!(
+                "the calls of one response hold more than {} elements, attributes and CDATA \
+                 sections",
+                limits.max_input_elements
+            );
+            (Limit::MaxInputElements, message)
+        } else {
+            return true;
+        };
+        self.limit_error(w, base, core, limit, message, at);
         false
     }
 
@@ -261,6 +327,7 @@ impl Assembler {
         at: usize,
         name: &str,
     ) {
+        name_probes(1);
         let argument = core.first_start.get(name).copied();
         self.record_repair(w, base, core, kind, at, argument);
     }
@@ -286,6 +353,7 @@ impl Assembler {
         at: usize,
         argument: Option<usize>,
     ) {
+        name_probes(1);
         let entry = core.repair_index.get(&(kind, argument)).copied();
         if let Some(i) = entry
             && core.repairs[i].is_full()
@@ -488,6 +556,13 @@ impl Assembler {
         out: &mut Vec<StreamEvent>,
     ) {
         complete_snippet(w, base, &mut core, end, Some(end));
+        // Arguments read as JSON count their values, as `max_elements` counts them, when the
+        // dialect did not count them itself.
+        let elements = match &arguments {
+            Arguments::Json(map) if core.elements == 0 => json_nodes(map),
+            _ => core.elements,
+        };
+        self.input_elements = self.input_elements.saturating_add(elements);
         let index = core.index;
         let result = match core.error.take() {
             Some(e) => Err(Box::new(e)),
@@ -618,6 +693,7 @@ impl Assembler {
                 }
             },
             Arguments::Raw(raw) => self.type_raw(w, base, &mut core, raw, schema.as_ref()),
+            Arguments::Typed(args) => self.type_mixed(w, base, &mut core, args, schema.as_ref()),
         };
         Ok(ToolCall {
             server_name: server_name(core.server_name.take()),
@@ -645,6 +721,62 @@ impl Assembler {
         serde_json::Value::from(Value::Object(typed.arguments))
     }
 
+    /// [`Assembler::partial_raw`] for arguments some of which the dialect typed itself.
+    pub(crate) fn partial_typed(
+        &self,
+        core: &CallCore,
+        args: &[(RawArgument, Option<Value>)],
+    ) -> serde_json::Value {
+        let untyped: Vec<RawArgument> = args
+            .iter()
+            .filter(|(_, v)| v.is_none())
+            .map(|(a, _)| a.clone())
+            .collect();
+        let serde_json::Value::Object(mut by_schema) = self.partial_raw(core, &untyped) else {
+            return serde_json::Value::Object(Default::default());
+        };
+        let mut map = serde_json::Map::new();
+        for (a, v) in args {
+            let v = match v {
+                Some(v) => Some(serde_json::Value::from(v.clone())),
+                None => by_schema.remove(&a.name),
+            };
+            if let Some(v) = v {
+                map.insert(a.name.clone(), v);
+            }
+        }
+        serde_json::Value::Object(map)
+    }
+
+    /// Arguments some of which the dialect typed itself: those keep their values, the rest are
+    /// typed by [`Assembler::type_raw`]; the order is the order written.
+    fn type_mixed(
+        &mut self,
+        w: &str,
+        base: usize,
+        core: &mut CallCore,
+        mut args: Vec<(RawArgument, Option<Value>)>,
+        schema: Option<&serde_json::Value>,
+    ) -> Map {
+        let mut untyped = Vec::new();
+        for (a, v) in &mut args {
+            if v.is_none() {
+                untyped.push(RawArgument {
+                    name: a.name.clone(),
+                    text: std::mem::take(&mut a.text),
+                });
+            }
+        }
+        let mut by_schema = self.type_raw(w, base, core, untyped, schema);
+        let mut map = Map::with_capacity(args.len());
+        for (a, v) in args {
+            if let Some(v) = v.or_else(|| by_schema.shift_remove(&a.name)) {
+                map.insert(a.name, v);
+            }
+        }
+        map
+    }
+
     /// Types arguments written as raw text by the tool's schema; a value that fits none of its
     /// types stays a string, with a repair recorded (one bad value never drops a call).
     fn type_raw(
@@ -668,6 +800,18 @@ impl Assembler {
         }
         typed.arguments
     }
+}
+
+/// Objects, arrays and members or items of JSON arguments: the values `max_elements` counts.
+fn json_nodes(map: &Map) -> usize {
+    fn nodes(v: &Value) -> usize {
+        match v {
+            Value::Array(items) => 1 + items.iter().map(nodes).sum::<usize>(),
+            Value::Object(m) => 1 + m.values().map(nodes).sum::<usize>(),
+            _ => 1,
+        }
+    }
+    map.values().map(nodes).sum()
 }
 
 /// The delta's text. A short one (a streamed chunk's few bytes) is copied into a string of its

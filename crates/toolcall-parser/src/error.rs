@@ -117,6 +117,8 @@ pub enum Limit {
     MaxArgumentBytes,
     /// `max_elements`.
     MaxElements,
+    /// `max_input_elements`.
+    MaxInputElements,
 }
 
 impl Limit {
@@ -129,6 +131,7 @@ impl Limit {
             Limit::MaxCallBytes => "max_call_bytes",
             Limit::MaxArgumentBytes => "max_argument_bytes",
             Limit::MaxElements => "max_elements",
+            Limit::MaxInputElements => "max_input_elements",
         }
     }
 }
@@ -231,6 +234,68 @@ impl ParseError {
             Dialect::Tool => self.tool_fix(),
             Dialect::Qwen3Coder | Dialect::SeedOss => self.qwen_fix(),
             Dialect::Hermes => self.hermes_fix(),
+            Dialect::Glm => self.glm_fix(),
+            Dialect::MinimaxM2 => self.invoke_fix(&MINIMAX_M2_ADVICE),
+            Dialect::Anthropic => self.invoke_fix(&ANTHROPIC_ADVICE),
+            Dialect::DeepseekDsml => self.invoke_fix(&DEEPSEEK_DSML_ADVICE),
+            Dialect::Step3 => self.invoke_fix(&STEP3_ADVICE),
+            Dialect::KimiK3 => self.kimi_fix(),
+            // `auto` reports each call in the dialect it chose; this is only a fallback.
+            Dialect::Auto => self.tool_fix(),
+        }
+    }
+
+    /// Advice in the GLM syntax.
+    fn glm_fix(&self) -> &'static str {
+        match self.kind {
+            ErrorKind::UnterminatedCall => {
+                "Fix: end every value with </arg_value> and the call with </tool_call>. Write \
+                 each call in full before starting the next one."
+            }
+            ErrorKind::MissingToolName | ErrorKind::InvalidToolName => {
+                "Fix: write the tool's name right after <tool_call>: <tool_call>NAME\n\
+                 <arg_key>ARG</arg_key>\n<arg_value>value</arg_value>\n</tool_call>. A tool name \
+                 holds only letters, digits, _, - and ."
+            }
+            ErrorKind::InvalidArgument | ErrorKind::LimitExceeded => self.qwen_fix(),
+            _ => {
+                "Fix: write each call as <tool_call>NAME\n<arg_key>ARG</arg_key>\n\
+                 <arg_value>value</arg_value>\n</tool_call>: every <arg_key> followed by its \
+                 <arg_value>, nothing else between them. Values are written as they are, without \
+                 escaping; write non-string values as JSON."
+            }
+        }
+    }
+
+    /// Advice in the syntax of one of the invoke family.
+    fn invoke_fix(&self, advice: &InvokeAdvice) -> &'static str {
+        match self.kind {
+            ErrorKind::UnterminatedCall => advice.unterminated,
+            ErrorKind::MissingToolName | ErrorKind::InvalidToolName => advice.name,
+            ErrorKind::InvalidArgument | ErrorKind::LimitExceeded => self.qwen_fix(),
+            _ => advice.other,
+        }
+    }
+
+    /// Advice in the Kimi-K3 syntax.
+    fn kimi_fix(&self) -> &'static str {
+        match self.kind {
+            ErrorKind::UnterminatedCall => {
+                "Fix: end every argument with <|close|>argument<|sep|> and the call with \
+                 <|close|>call<|sep|>. Write each call in full before starting the next one."
+            }
+            ErrorKind::MissingToolName | ErrorKind::InvalidToolName => {
+                "Fix: name the tool in the call marker: <|open|>call tool=\"NAME\" index=\"1\"\
+                 <|sep|><|open|>argument key=\"ARG\" type=\"string\"<|sep|>value<|close|>argument\
+                 <|sep|><|close|>call<|sep|>. A tool name holds only letters, digits, _, - and ."
+            }
+            ErrorKind::InvalidArgument | ErrorKind::LimitExceeded => self.qwen_fix(),
+            _ => {
+                "Fix: write each call as <|open|>call tool=\"NAME\" index=\"1\"<|sep|>\
+                 <|open|>argument key=\"ARG\" type=\"string\"<|sep|>value<|close|>argument<|sep|>\
+                 <|close|>call<|sep|>, with nothing but arguments inside the call. Values are \
+                 written as they are, without escaping."
+            }
         }
     }
 
@@ -328,6 +393,105 @@ impl ParseError {
         }
     }
 }
+
+/// Feedback in one invoke dialect's syntax.
+struct InvokeAdvice {
+    unterminated: &'static str,
+    name: &'static str,
+    other: &'static str,
+}
+
+/// The advice of an invoke dialect: its block's opener and close, its invoke and parameter
+/// elements, the parameter's other attributes, and a last sentence.
+macro_rules! invoke_advice {
+    ($open:literal, $close:literal, $invoke:literal, $param:literal, $attrs:literal, $extra:literal) => {
+        InvokeAdvice {
+            unterminated: concat!(
+                "Fix: end every parameter with </",
+                $param,
+                ">, the call with </",
+                $invoke,
+                "> and the block with ",
+                $close,
+                ". Write each call in full before starting the next one."
+            ),
+            name: concat!(
+                "Fix: name the tool in the invoke tag: ",
+                $open,
+                "\n<",
+                $invoke,
+                " name=\"NAME\">\n<",
+                $param,
+                " name=\"ARG\"",
+                $attrs,
+                ">value</",
+                $param,
+                ">\n</",
+                $invoke,
+                ">\n",
+                $close,
+                ". A tool name holds only letters, digits, _, - and ."
+            ),
+            other: concat!(
+                "Fix: write each call as ",
+                $open,
+                "\n<",
+                $invoke,
+                " name=\"NAME\">\n<",
+                $param,
+                " name=\"ARG\"",
+                $attrs,
+                ">value</",
+                $param,
+                ">\n</",
+                $invoke,
+                ">\n",
+                $close,
+                ", with nothing but parameters inside <",
+                $invoke,
+                ">. Values are written as they are, without escaping.",
+                $extra
+            ),
+        }
+    };
+}
+
+const MINIMAX_M2_ADVICE: InvokeAdvice = invoke_advice!(
+    "<minimax:tool_call>",
+    "</minimax:tool_call>",
+    "invoke",
+    "parameter",
+    "",
+    ""
+);
+
+const ANTHROPIC_ADVICE: InvokeAdvice = invoke_advice!(
+    "<function_calls>",
+    "</function_calls>",
+    "invoke",
+    "parameter",
+    "",
+    ""
+);
+
+const DEEPSEEK_DSML_ADVICE: InvokeAdvice = invoke_advice!(
+    "<｜DSML｜function_calls>",
+    "</｜DSML｜function_calls>",
+    "｜DSML｜invoke",
+    "｜DSML｜parameter",
+    " string=\"true\"",
+    " Write string=\"false\" on a parameter whose value is JSON (a number, a boolean, an \
+     array, an object)."
+);
+
+const STEP3_ADVICE: InvokeAdvice = invoke_advice!(
+    "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>",
+    "<｜tool_call_end｜><｜tool_calls_end｜>",
+    "steptml:invoke",
+    "steptml:parameter",
+    "",
+    ""
+);
 
 /// A mismatched close tag is a typo in a name, an element left open, or a value whose `<` was
 /// read as markup: all three fixes are named.

@@ -31,6 +31,11 @@ pub(crate) enum JsonScan {
 }
 
 impl JsonScanner {
+    /// Objects, arrays and members or items begun so far.
+    pub(crate) fn values(&self) -> usize {
+        self.values
+    }
+
     /// Scans `s`, which continues where the previous call stopped. Objects and arrays may nest
     /// `max_depth` deep (`max_depth` counts the enclosing `<tool>` as 1, as the XML form does);
     /// `max_values` bounds the objects, arrays and members or items (`Limits::max_elements`).

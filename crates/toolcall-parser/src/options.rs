@@ -26,11 +26,18 @@ pub struct Limits {
     pub max_call_bytes: usize,
     /// Decoded bytes of one argument. Default 16 MiB.
     pub max_argument_bytes: usize,
-    /// Elements and attributes in one call, `<tool>` not counted (in the legacy JSON form:
-    /// objects, arrays and values). Default 100,000. It bounds memory where bytes cannot: `<b/>`
-    /// is 4 bytes of input and about 170 bytes of parsed tree and value (`cargo xtask bench`,
-    /// memory section: 2,000,000 of them peak at 353 MB unbounded, 12.7 MB with the default).
+    /// Elements, attributes and CDATA sections in one call, `<tool>` not counted (a section
+    /// right after another is part of it; in the legacy JSON form: objects, arrays and values).
+    /// Default 100,000. It bounds memory where bytes cannot: `<b/>` is 4 bytes of input and
+    /// about 220 bytes of parsed tree and value at the peak, the worst ratio any input reaches
+    /// (docs/FORMAT.md §7: at most 64 times the input).
     pub max_elements: usize,
+    /// Elements, attributes and CDATA sections of all the calls of one input together (counted
+    /// as `max_elements` counts them). The call in which they run out is a `limit_exceeded`
+    /// error at the element one too many, and later `<tool>` blocks are left as prose after one
+    /// `limit_exceeded` error. Default 1,000,000: it bounds the memory the calls of one input
+    /// hold together, which `max_elements` alone bounds only per call (docs/FORMAT.md §7).
+    pub max_input_elements: usize,
 }
 
 impl Default for Limits {
@@ -42,6 +49,7 @@ impl Default for Limits {
             max_call_bytes: 32 << 20,
             max_argument_bytes: 16 << 20,
             max_elements: 100_000,
+            max_input_elements: 1_000_000,
         }
     }
 }

@@ -29,6 +29,46 @@ const DEVIATIONS: &[(&str, &str)] = &[
         "llamacpp/seed_oss/incomplete_reasoning_partial",
         "reasoning is split off only with the reasoning option; without it, <seed:think> is prose",
     ),
+    (
+        "sglang/glm47/invalid_tool_call",
+        "§9.8: a call to a tool the schemas do not list is still a call; the caller decides",
+    ),
+    (
+        "sglang/minimax_m2/unknown_function_name_is_dropped",
+        "§9.8: a call to a tool the schemas do not list is still a call; the caller decides",
+    ),
+    (
+        "sglang/minimax_m2/streaming_invalid_function_name",
+        "§9.8: a call to a tool the schemas do not list is still a call; the caller decides",
+    ),
+    (
+        "sglang/glm4moe/missing_name_separator_yields_no_calls",
+        "§9.4 rule 2: <tool_call>NAME</tool_call> is a call without arguments",
+    ),
+    (
+        "sglang/glm4moe/leading_text_preserved",
+        "§1.1: prose is kept byte for byte; the space before <tool_call> is not stripped",
+    ),
+    (
+        "sglang/glm47/array_argument_backslash_escaped_json",
+        "§5.6: [{\\\"id\\\": …}] is neither JSON nor a Python literal; it stays a string \
+         (value_as_string), as any value that fits none of its types",
+    ),
+    (
+        "sglang/glm47/array_argument_windows_path",
+        "§5.6: a JSON value's escapes are decoded once (\\\\\\\\ is two backslashes); SGLang \
+         decodes them twice",
+    ),
+    (
+        "sglang/glm47/array_argument_literal_backslash_n",
+        "§5.6: a JSON value's escapes are decoded once (\\\\\\\\n is two backslashes and n); \
+         SGLang decodes them twice",
+    ),
+    (
+        "sglang/minimax_m2/incomplete_block_no_closing_tag",
+        "§9 (truncation): a call cut off is an unterminated_call error, and its text is the \
+         error's snippet, not prose",
+    ),
 ];
 
 fn fixture_dir() -> std::path::PathBuf {
@@ -212,4 +252,18 @@ fn seed_oss_fixtures() {
     let passes = run_file("seed-oss-xml.jsonl", Dialect::SeedOss);
     eprintln!("seed-oss: {passes:?}");
     assert_eq!(passes.values().map(|p| p.1).sum::<usize>(), 7);
+}
+
+#[test]
+fn glm_fixtures() {
+    let passes = run_file("glm-xml.jsonl", Dialect::Glm);
+    eprintln!("glm: {passes:?}");
+    assert_eq!(passes.values().map(|p| p.1).sum::<usize>(), 29);
+}
+
+#[test]
+fn minimax_m2_fixtures() {
+    let passes = run_file("minimax-m2-xml.jsonl", Dialect::MinimaxM2);
+    eprintln!("minimax-m2: {passes:?}");
+    assert_eq!(passes.values().map(|p| p.1).sum::<usize>(), 17);
 }

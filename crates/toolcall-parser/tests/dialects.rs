@@ -281,3 +281,734 @@ fn blanks_around_the_equals_sign_and_the_name_are_allowed() {
         Some("**/a.json")
     );
 }
+
+// ----- GLM (docs/FORMAT.md §9.4) ---------------------------------------------------------------
+
+fn glm(text: &str) -> ParseResult {
+    parse(text, &opts(Dialect::Glm))
+}
+
+fn schemas(tool: &str, properties: serde_json::Value) -> Arc<ToolSchemas> {
+    let mut s = ToolSchemas::default();
+    s.insert(
+        tool,
+        serde_json::json!({"type": "object", "properties": properties}),
+    );
+    Arc::new(s)
+}
+
+#[test]
+fn glm_rule_1_both_layouts_are_calls_and_other_text_after_the_opener_is_prose() {
+    for text in [
+        "Hi <tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call> ok",
+        "Hi <tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call> ok",
+    ] {
+        let r = glm(text);
+        assert_eq!(r.calls()[0].tool_name, "get_weather");
+        assert_eq!(r.calls()[0].arguments["city"].as_str(), Some("Paris"));
+        assert_eq!(r.prose(), "Hi  ok");
+    }
+    // What another dialect writes after <tool_call>, or a mention of the tag, is prose.
+    for text in [
+        "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": \"<arg_key>\"}}</tool_call>",
+        "<tool_call>\n<function=f>\n</function>\n</tool_call>",
+        "Write <tool_call> then the name.",
+        "<tool_call>{{ tc.name }}<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>",
+    ] {
+        let r = glm(text);
+        assert!(r.calls().is_empty() && r.errors().is_empty(), "{text}");
+        assert_eq!(r.prose(), text);
+    }
+}
+
+#[test]
+fn glm_rule_2_a_call_without_arguments_is_a_call() {
+    let r = glm("<tool_call>get_time</tool_call><tool_call>noop\n</tool_call>");
+    let names: Vec<_> = r.calls().iter().map(|c| c.tool_name.as_str()).collect();
+    assert_eq!(names, ["get_time", "noop"]);
+    assert!(r.calls().iter().all(|c| c.arguments.is_empty()));
+    // Streamed, the call is announced and finished.
+    let events = common::stream_events("<tool_call>get_time</tool_call>", &opts(Dialect::Glm), 1);
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, StreamEvent::CallStarted { .. }))
+    );
+    // A blank before the name, or no name: a mention, prose.
+    for text in [
+        "the <tool_call> and </tool_call> tags",
+        "<tool_call></tool_call>",
+    ] {
+        let r = glm(text);
+        assert!(r.calls().is_empty() && r.errors().is_empty());
+        assert_eq!(r.prose(), text);
+    }
+}
+
+#[test]
+fn glm_rule_3_a_missing_key_value_or_name_is_an_error_never_a_call() {
+    for (text, kind) in [
+        (
+            "<tool_call>f<arg_key>city</arg_key></tool_call>",
+            ErrorKind::UnexpectedElement,
+        ),
+        (
+            "<tool_call>f\n<arg_value>Paris</arg_value>\n</tool_call>",
+            ErrorKind::UnexpectedElement,
+        ),
+        (
+            "<tool_call>f<arg_key>a</arg_key><arg_key>b</arg_key><arg_value>1</arg_value></tool_call>",
+            ErrorKind::UnexpectedElement,
+        ),
+        (
+            "<tool_call>f<arg_key> </arg_key><arg_value>1</arg_value></tool_call>",
+            ErrorKind::UnexpectedElement,
+        ),
+        (
+            "<tool_call>f<arg_key>a<arg_value>1</arg_value></tool_call>",
+            ErrorKind::UnexpectedElement,
+        ),
+        (
+            "<tool_call>f<arg_key>a</arg_key>\nhello\n<arg_value>1</arg_value></tool_call>",
+            ErrorKind::UnexpectedElement,
+        ),
+        (
+            "<tool_call>\n<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>",
+            ErrorKind::MissingToolName,
+        ),
+        (
+            "<tool_call>rm -rf<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>",
+            ErrorKind::InvalidToolName,
+        ),
+    ] {
+        let r = glm(&format!("{text}after"));
+        assert!(r.calls().is_empty(), "{text}");
+        assert_eq!(r.errors()[0].kind, kind, "{text}");
+        assert!(r.errors()[0].feedback().contains("<arg_key>"), "{text}");
+        assert_eq!(r.prose(), "after", "{text}");
+    }
+}
+
+#[test]
+fn glm_rule_4_values_keep_every_byte_and_keys_are_trimmed() {
+    let r = glm(
+        "<tool_call>w\n<arg_key> path </arg_key>\n<arg_value>\n  a &lt; b\r\n</arg_value>\n</tool_call>",
+    );
+    assert_eq!(
+        r.calls()[0].arguments["path"].as_str(),
+        Some("\n  a &lt; b\r\n")
+    );
+    assert!(r.calls()[0].repairs.is_empty());
+}
+
+#[test]
+fn glm_rule_5_close_tags_inside_a_value_are_text_unless_structure_follows() {
+    let r = glm(
+        "<tool_call>w<arg_key>code</arg_key><arg_value>s = \"</arg_value>\" + x</tool_call>y\
+         </arg_value><arg_key>n</arg_key><arg_value><arg_key></arg_value></tool_call>",
+    );
+    let call = r.calls()[0];
+    assert_eq!(
+        call.arguments["code"].as_str(),
+        Some("s = \"</arg_value>\" + x</tool_call>y")
+    );
+    assert_eq!(call.arguments["n"].as_str(), Some("<arg_key>"));
+    assert_eq!(
+        repairs(&r),
+        [RepairKind::CloseTagAsText, RepairKind::CloseTagAsText]
+    );
+    // At the start of a line, </tool_call> ends the value and the call.
+    let r = glm("<tool_call>f<arg_key>a</arg_key><arg_value>1\n</tool_call>\nafter");
+    assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("1\n"));
+    assert_eq!(repairs(&r), [RepairKind::UnclosedParameter]);
+    assert_eq!(r.prose(), "\nafter");
+}
+
+#[test]
+fn glm_rule_6_values_are_typed_by_the_schema_and_read_as_json() {
+    let text = "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>123</arg_value>\n\
+                <arg_key>count</arg_key>\n<arg_value>\"42\"</arg_value>\n<arg_key>filters</arg_key>\n\
+                <arg_value>{\"a\": [1, true]}</arg_value>\n</tool_call>";
+    let r = glm(text);
+    assert_eq!(r.calls()[0].arguments["count"].as_str(), Some("\"42\""));
+    let typed = opts(Dialect::Glm).with_schemas(schemas(
+        "get_weather",
+        serde_json::json!({"city": {"type": "string"}, "count": {"type": "number"},
+            "filters": {"type": "object"}}),
+    ));
+    let r = parse(text, &typed);
+    let args = &r.calls()[0].arguments;
+    assert_eq!(args["city"].as_str(), Some("123"));
+    assert_eq!(args["count"].as_i64(), Some(42));
+    assert_eq!(
+        serde_json::to_value(&args["filters"]).expect("a value"),
+        serde_json::json!({"a": [1, true]})
+    );
+}
+
+#[test]
+fn glm_rule_7_cut_off_or_interrupted_calls_are_never_calls() {
+    let full =
+        "<tool_call>bash<arg_key>cmd</arg_key><arg_value>rm -rf /tmp/build</arg_value></tool_call>";
+    for cut in 1..full.len() {
+        let r = glm(&full[..cut]);
+        assert!(r.calls().is_empty(), "cut at {cut}: {:?}", r.calls());
+    }
+    let r = glm(&full[..full.len() - "</tool_call>".len()]);
+    assert_eq!(r.errors()[0].kind, ErrorKind::UnterminatedCall);
+    assert_eq!(
+        r.errors()[0].partial,
+        Some(serde_json::json!({"cmd": "rm -rf /tmp/build"}))
+    );
+    let r =
+        glm("<tool_call>a<arg_key>x</arg_key><arg_value>1</arg_value>\n<tool_call>b</tool_call>");
+    assert_eq!(r.errors()[0].kind, ErrorKind::UnterminatedCall);
+    assert_eq!(r.calls()[0].tool_name, "b");
+    let r = glm(
+        "<tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value><arg_key>a</arg_key><arg_value>2</arg_value></tool_call>",
+    );
+    assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("2"));
+    assert_eq!(repairs(&r), [RepairKind::DuplicateArgument]);
+}
+
+/// The argument deltas of `text` streamed in chunks of `n`, concatenated.
+fn deltas(text: &str, dialect: Dialect, n: usize) -> String {
+    common::stream_events(text, &opts(dialect), n)
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::ArgumentDelta { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn glm_rule_8_deltas_are_exactly_the_value() {
+    let text = "<tool_call>w<arg_key>c</arg_key><arg_value>\nline 1\n</arg_value></tool_call>";
+    for n in 1..8 {
+        assert_eq!(deltas(text, Dialect::Glm, n), "\nline 1\n", "chunks of {n}");
+    }
+}
+
+// ----- The invoke family (docs/FORMAT.md §9.5) -------------------------------------------------
+
+/// One call to `f` with `a`'s raw value in each invoke dialect's markup, and the dialect.
+fn invoke_call(dialect: Dialect, value: &str) -> String {
+    match dialect {
+        Dialect::MinimaxM2 => format!(
+            "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"a\">{value}</parameter>\n</invoke>\n</minimax:tool_call>"
+        ),
+        Dialect::Anthropic => format!(
+            "<function_calls>\n<invoke name=\"f\">\n<parameter name=\"a\">{value}</parameter>\n</invoke>\n</function_calls>"
+        ),
+        Dialect::DeepseekDsml => format!(
+            "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"true\">{value}</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"
+        ),
+        Dialect::Step3 => format!(
+            "<｜tool_calls_begin｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\">\n<steptml:parameter name=\"a\">{value}</steptml:parameter>\n</steptml:invoke><｜tool_call_end｜>\n<｜tool_calls_end｜>"
+        ),
+        _ => unreachable!("not an invoke dialect"),
+    }
+}
+
+const INVOKE_DIALECTS: [Dialect; 4] = [
+    Dialect::MinimaxM2,
+    Dialect::Anthropic,
+    Dialect::DeepseekDsml,
+    Dialect::Step3,
+];
+
+#[test]
+fn invoke_rule_1_a_block_holds_invokes_each_a_call() {
+    for d in INVOKE_DIALECTS {
+        let call = invoke_call(d, "Paris");
+        let r = parse(&format!("Before.\n{call}\nAfter."), &opts(d));
+        assert_eq!(r.calls()[0].tool_name, "f", "{d}");
+        assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("Paris"), "{d}");
+        assert_eq!(r.prose(), "Before.\n\nAfter.", "{d}");
+    }
+    // Several invokes in one block; the blanks between them are the block's layout.
+    let r = parse(
+        "<minimax:tool_call>\n<invoke name=\"a\">\n</invoke>\n<invoke name='b'>\n<parameter name=\"x\">1</parameter>\n</invoke>\n</minimax:tool_call>",
+        &opts(Dialect::MinimaxM2),
+    );
+    let names: Vec<_> = r.calls().iter().map(|c| c.tool_name.as_str()).collect();
+    assert_eq!(names, ["a", "b"]);
+    assert_eq!(r.prose(), "");
+    // DeepSeek's later block name.
+    let r = parse(
+        "<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"f\">\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>",
+        &opts(Dialect::DeepseekDsml),
+    );
+    assert_eq!(r.calls()[0].tool_name, "f");
+    // An opener not followed by an invoke, an invoke outside a block, a placeholder: prose.
+    for text in [
+        "Use <minimax:tool_call> blocks.",
+        "<invoke name=\"f\">\n<parameter name=\"a\">1</parameter>\n</invoke>",
+        "<minimax:tool_call>\n<invoke name=\"{{ tool.name }}\">\n</invoke>\n</minimax:tool_call>",
+    ] {
+        let r = parse(text, &opts(Dialect::MinimaxM2));
+        assert!(r.calls().is_empty() && r.errors().is_empty(), "{text}");
+        assert_eq!(r.prose(), text);
+    }
+    // Names are checked, in each dialect's own feedback.
+    let r = parse(
+        "<function_calls>\n<invoke name=\"rm -rf\">\n</invoke>\n</function_calls>",
+        &opts(Dialect::Anthropic),
+    );
+    assert_eq!(r.errors()[0].kind, ErrorKind::InvalidToolName);
+    assert!(r.errors()[0].feedback().contains("<function_calls>"));
+    let r = parse(
+        "<｜tool_calls_begin｜><steptml:invoke>\n</steptml:invoke><｜tool_calls_end｜>",
+        &opts(Dialect::Step3),
+    );
+    assert_eq!(r.errors()[0].kind, ErrorKind::MissingToolName);
+    assert!(
+        r.errors()[0]
+            .feedback()
+            .contains("<steptml:invoke name=\"NAME\">")
+    );
+}
+
+#[test]
+fn invoke_rule_2_one_layout_newline_each_side_every_other_byte_kept() {
+    for d in INVOKE_DIALECTS {
+        let r = parse(&invoke_call(d, "\n\n  x &lt; y\r\n\n"), &opts(d));
+        assert_eq!(
+            r.calls()[0].arguments["a"].as_str(),
+            Some("\n  x &lt; y\r\n"),
+            "{d}"
+        );
+        let r = parse(&invoke_call(d, ""), &opts(d));
+        assert_eq!(r.calls()[0].arguments["a"].as_str(), Some(""), "{d}");
+    }
+}
+
+#[test]
+fn invoke_rule_3_close_tags_inside_a_value_are_text_unless_structure_follows() {
+    let r = parse(
+        "<minimax:tool_call>\n<invoke name=\"w\">\n<parameter name=\"code\">print(\"</parameter>\")\nx</invoke>y</parameter>\n</invoke>\n</minimax:tool_call>",
+        &opts(Dialect::MinimaxM2),
+    );
+    assert_eq!(
+        r.calls()[0].arguments["code"].as_str(),
+        Some("print(\"</parameter>\")\nx</invoke>y")
+    );
+    assert_eq!(
+        repairs(&r),
+        [RepairKind::CloseTagAsText, RepairKind::CloseTagAsText]
+    );
+    // At the start of a line, </invoke> ends the value and the call; Step-3's separator after
+    // </steptml:invoke> is structure.
+    let r = parse(
+        "<minimax:tool_call>\n<invoke name=\"w\">\n<parameter name=\"a\">1\n</invoke>\n</minimax:tool_call>",
+        &opts(Dialect::MinimaxM2),
+    );
+    assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("1"));
+    assert_eq!(repairs(&r), [RepairKind::UnclosedParameter]);
+    let r = parse(
+        "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"w\"><steptml:parameter name=\"a\">1</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>",
+        &opts(Dialect::Step3),
+    );
+    assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("1"));
+    assert!(repairs(&r).is_empty());
+}
+
+#[test]
+fn invoke_rule_4_a_missing_close_before_the_next_parameter_is_repaired() {
+    let r = parse(
+        "<function_calls>\n<invoke name=\"f\">\n<parameter name=\"a\">1\n<parameter name=\"b\">2</parameter>\n</invoke>\n</function_calls>",
+        &opts(Dialect::Anthropic),
+    );
+    assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("1"));
+    assert_eq!(r.calls()[0].arguments["b"].as_str(), Some("2"));
+    assert_eq!(repairs(&r), [RepairKind::UnclosedParameter]);
+    // Mid-line: text.
+    let r = parse(
+        "<function_calls>\n<invoke name=\"f\">\n<parameter name=\"a\">say <parameter name=\"b\"> here</parameter>\n</invoke>\n</function_calls>",
+        &opts(Dialect::Anthropic),
+    );
+    assert_eq!(
+        r.calls()[0].arguments["a"].as_str(),
+        Some("say <parameter name=\"b\"> here")
+    );
+}
+
+#[test]
+fn invoke_rule_5_only_parameters_stand_inside_an_invoke() {
+    let r = parse(
+        "<minimax:tool_call>\n<invoke name=\"f\">\nhello\n<parameter name=\"a\">1</parameter>\n</invoke>\n</minimax:tool_call>after",
+        &opts(Dialect::MinimaxM2),
+    );
+    assert!(r.calls().is_empty());
+    assert_eq!(r.errors()[0].kind, ErrorKind::UnexpectedText);
+    assert_eq!((r.errors()[0].line, r.errors()[0].column), (3, 1));
+    assert!(r.errors()[0].feedback().contains("<minimax:tool_call>"));
+    assert_eq!(r.prose(), "after");
+    // A new invoke before </invoke>: the open call is unterminated, the new one is read.
+    let r = parse(
+        "<minimax:tool_call>\n<invoke name=\"a\">\n<parameter name=\"x\">1</parameter>\n<invoke name=\"b\">\n</invoke>\n</minimax:tool_call>",
+        &opts(Dialect::MinimaxM2),
+    );
+    assert_eq!(r.errors()[0].kind, ErrorKind::UnterminatedCall);
+    assert_eq!(r.errors()[0].partial, Some(serde_json::json!({"x": "1"})));
+    assert_eq!(r.calls()[0].tool_name, "b");
+    // A new block there: the same, and the new block is read.
+    let r = parse(
+        "<minimax:tool_call>\n<invoke name=\"a\">\n<minimax:tool_call>\n<invoke name=\"b\">\n</invoke>\n</minimax:tool_call>",
+        &opts(Dialect::MinimaxM2),
+    );
+    assert_eq!(r.errors()[0].kind, ErrorKind::UnterminatedCall);
+    assert_eq!(r.calls()[0].tool_name, "b");
+    // The block's close where </invoke> was due.
+    let r = parse(
+        "<minimax:tool_call>\n<invoke name=\"a\">\n</minimax:tool_call>",
+        &opts(Dialect::MinimaxM2),
+    );
+    assert_eq!(repairs(&r), [RepairKind::MissingCallCloser]);
+}
+
+#[test]
+fn invoke_rule_6_values_are_typed_by_the_schema_or_by_deepseeks_string_attribute() {
+    let text = "<minimax:tool_call>\n<invoke name=\"calc\">\n<parameter name=\"count\">7</parameter>\n\
+                <parameter name=\"verbose\">true</parameter>\n</invoke>\n</minimax:tool_call>";
+    let r = parse(text, &opts(Dialect::MinimaxM2));
+    assert_eq!(r.calls()[0].arguments["count"].as_str(), Some("7"));
+    let typed = opts(Dialect::MinimaxM2).with_schemas(schemas(
+        "calc",
+        serde_json::json!({"count": {"type": "integer"}, "verbose": {"type": "boolean"}}),
+    ));
+    let r = parse(text, &typed);
+    assert_eq!(r.calls()[0].arguments["count"].as_i64(), Some(7));
+    assert_eq!(r.calls()[0].arguments["verbose"].as_bool(), Some(true));
+    // DSML: string="false" is JSON, string="true" a string whatever the schema says.
+    let text = "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"calc\">\n\
+                <｜DSML｜parameter name=\"count\" string=\"true\">7</｜DSML｜parameter>\n\
+                <｜DSML｜parameter name=\"tags\" string=\"false\">[\"a\", 1]</｜DSML｜parameter>\n\
+                <｜DSML｜parameter name=\"n\" string=\"false\">not json</｜DSML｜parameter>\n\
+                <｜DSML｜parameter name=\"verbose\">true</｜DSML｜parameter>\n\
+                </｜DSML｜invoke>\n</｜DSML｜function_calls>";
+    let r = parse(text, &opts(Dialect::DeepseekDsml));
+    let args = &r.calls()[0].arguments;
+    assert_eq!(
+        serde_json::to_value(toolcall_parser::Value::Object(args.clone())).expect("arguments"),
+        serde_json::json!({"count": "7", "tags": ["a", 1], "n": "not json", "verbose": "true"})
+    );
+    let typed = opts(Dialect::DeepseekDsml).with_schemas(schemas(
+        "calc",
+        serde_json::json!({"count": {"type": "integer"}, "verbose": {"type": "boolean"}}),
+    ));
+    let r = parse(text, &typed);
+    let args = &r.calls()[0].arguments;
+    assert_eq!(args["count"].as_str(), Some("7"));
+    assert_eq!(args["verbose"].as_bool(), Some(true));
+}
+
+#[test]
+fn invoke_rule_7_cut_off_calls_are_never_calls() {
+    for d in INVOKE_DIALECTS {
+        let full = invoke_call(d, "rm -rf /tmp/build");
+        let close = match d {
+            Dialect::DeepseekDsml => "</｜DSML｜invoke>",
+            Dialect::Step3 => "</steptml:invoke>",
+            _ => "</invoke>",
+        };
+        let complete = full.find(close).expect("a close") + close.len();
+        for cut in (1..full.len()).filter(|&c| full.is_char_boundary(c)) {
+            let r = parse(&full[..cut], &opts(d));
+            if cut < complete {
+                assert!(r.calls().is_empty(), "{d}, cut at {cut}: {:?}", r.calls());
+            } else {
+                assert_eq!(r.calls().len(), 1, "{d}, cut at {cut}");
+            }
+        }
+    }
+}
+
+#[test]
+fn invoke_rule_8_deltas_are_exactly_the_value() {
+    for d in INVOKE_DIALECTS {
+        let text = invoke_call(d, "\nline 1\nline 2\n\n");
+        for n in 1..8 {
+            assert_eq!(
+                deltas(&text, d, n),
+                "line 1\nline 2\n",
+                "{d}, chunks of {n}"
+            );
+        }
+    }
+}
+
+// ----- Kimi-K3 (docs/FORMAT.md §9.6) -----------------------------------------------------------
+
+fn kimi(text: &str) -> ParseResult {
+    parse(text, &opts(Dialect::KimiK3))
+}
+
+#[test]
+fn kimi_rule_1_markers_open_and_close_elements() {
+    let r = kimi(
+        "Sure. <|open|>call tool=\"get_weather\" index=\"1\"<|sep|>\n<|open|>argument key=\"city\" \
+         type=\"string\"<|sep|>Paris<|close|>argument<|sep|>\n<|close|>call<|sep|> Done.",
+    );
+    assert_eq!(r.calls()[0].tool_name, "get_weather");
+    assert_eq!(r.calls()[0].arguments["city"].as_str(), Some("Paris"));
+    assert_eq!(r.prose(), "Sure.  Done.");
+    // `<|…` that is no marker is prose, as is a placeholder's call.
+    for text in [
+        "a <| b <|open|> <|open|>call x<|sep|> <|open|>callx<|sep|>",
+        "<|open|>call tool=\"{{ name }}\"<|sep|><|close|>call<|sep|>",
+    ] {
+        let r = kimi(text);
+        assert!(r.calls().is_empty() && r.errors().is_empty(), "{text}");
+        assert_eq!(r.prose(), text);
+    }
+}
+
+#[test]
+fn kimi_rule_2_calls_hold_only_arguments() {
+    let r = kimi(
+        "<|open|>call tool=\"a\"<|sep|><|close|>call<|sep|><|open|>call tool='b' index=\"2\"<|sep|>\
+         <|open|>argument key=\"x\"<|sep|>1<|close|>argument<|sep|><|close|>call<|sep|>",
+    );
+    let names: Vec<_> = r.calls().iter().map(|c| c.tool_name.as_str()).collect();
+    assert_eq!(names, ["a", "b"]);
+    for (text, kind) in [
+        (
+            "<|open|>call tool=\"f\"<|sep|>hi<|close|>call<|sep|>",
+            ErrorKind::UnexpectedText,
+        ),
+        (
+            "<|open|>call tool=\"f\"<|sep|><|open|>argument<|sep|>1<|close|>argument<|sep|><|close|>call<|sep|>",
+            ErrorKind::UnexpectedElement,
+        ),
+        (
+            "<|open|>call index=\"1\"<|sep|><|close|>call<|sep|>",
+            ErrorKind::MissingToolName,
+        ),
+        (
+            "<|open|>call tool=\"rm -rf\"<|sep|><|close|>call<|sep|>",
+            ErrorKind::InvalidToolName,
+        ),
+    ] {
+        let r = kimi(&format!("{text}after"));
+        assert!(r.calls().is_empty(), "{text}");
+        assert_eq!(r.errors()[0].kind, kind, "{text}");
+        assert!(r.errors()[0].feedback().contains("<|open|>call"), "{text}");
+        assert_eq!(r.prose(), "after", "{text}");
+    }
+}
+
+#[test]
+fn kimi_rule_3_values_lose_one_layout_newline_each_side() {
+    let r = kimi(
+        "<|open|>call tool=\"w\"<|sep|><|open|>argument key=\"a\"<|sep|>\n\n  x &lt; <b>\r\n\n\
+         <|close|>argument<|sep|><|close|>call<|sep|>",
+    );
+    assert_eq!(
+        r.calls()[0].arguments["a"].as_str(),
+        Some("\n  x &lt; <b>\r\n")
+    );
+}
+
+#[test]
+fn kimi_rule_4_close_markers_inside_a_value_are_text_unless_structure_follows() {
+    let r = kimi(
+        "<|open|>call tool=\"w\"<|sep|><|open|>argument key=\"code\"<|sep|>s = \"<|close|>argument<|sep|>\"\
+         <|close|>argument<|sep|><|close|>call<|sep|>",
+    );
+    assert_eq!(
+        r.calls()[0].arguments["code"].as_str(),
+        Some("s = \"<|close|>argument<|sep|>\"")
+    );
+    assert_eq!(repairs(&r), [RepairKind::CloseTagAsText]);
+    let r = kimi(
+        "<|open|>call tool=\"w\"<|sep|><|open|>argument key=\"a\"<|sep|>1\n<|close|>call<|sep|>after",
+    );
+    assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("1"));
+    assert_eq!(repairs(&r), [RepairKind::UnclosedParameter]);
+    assert_eq!(r.prose(), "after");
+}
+
+#[test]
+fn kimi_rule_5_the_type_attribute_types_values_else_the_schema() {
+    let text = "<|open|>call tool=\"f\"<|sep|>\
+        <|open|>argument key=\"n\" type=\"integer\"<|sep|>42<|close|>argument<|sep|>\
+        <|open|>argument key=\"s\" type=\"string\"<|sep|>42<|close|>argument<|sep|>\
+        <|open|>argument key=\"b\" type=\"boolean\"<|sep|>true<|close|>argument<|sep|>\
+        <|open|>argument key=\"o\" type=\"object\"<|sep|>{\"k\": [1]}<|close|>argument<|sep|>\
+        <|open|>argument key=\"z\" type=\"null\"<|sep|>null<|close|>argument<|sep|>\
+        <|open|>argument key=\"bad\" type=\"integer\"<|sep|>many<|close|>argument<|sep|>\
+        <|open|>argument key=\"u\"<|sep|>7<|close|>argument<|sep|>\
+        <|close|>call<|sep|>";
+    let r = kimi(text);
+    assert_eq!(
+        serde_json::to_value(toolcall_parser::Value::Object(
+            r.calls()[0].arguments.clone()
+        ))
+        .expect("arguments"),
+        serde_json::json!({"n": 42, "s": "42", "b": true, "o": {"k": [1]}, "z": null,
+            "bad": "many", "u": "7"})
+    );
+    let typed = opts(Dialect::KimiK3).with_schemas(schemas(
+        "f",
+        serde_json::json!({"s": {"type": "integer"}, "u": {"type": "integer"}}),
+    ));
+    let r = parse(text, &typed);
+    assert_eq!(r.calls()[0].arguments["s"].as_str(), Some("42"));
+    assert_eq!(r.calls()[0].arguments["u"].as_i64(), Some(7));
+}
+
+#[test]
+fn kimi_rule_6_cut_off_calls_are_never_calls() {
+    let full = "<|open|>call tool=\"bash\"<|sep|><|open|>argument key=\"cmd\" type=\"string\"<|sep|>\
+                rm -rf /tmp/build<|close|>argument<|sep|><|close|>call<|sep|>";
+    for cut in 1..full.len() {
+        let r = kimi(&full[..cut]);
+        assert!(r.calls().is_empty(), "cut at {cut}: {:?}", r.calls());
+    }
+    let r = kimi(&full[..full.len() - "<|close|>call<|sep|>".len()]);
+    assert_eq!(r.errors()[0].kind, ErrorKind::UnterminatedCall);
+    assert_eq!(
+        r.errors()[0].partial,
+        Some(serde_json::json!({"cmd": "rm -rf /tmp/build"}))
+    );
+}
+
+#[test]
+fn kimi_rule_7_deltas_are_exactly_the_value() {
+    let text = "<|open|>call tool=\"w\"<|sep|><|open|>argument key=\"c\"<|sep|>\nline <|x\n\n\
+                <|close|>argument<|sep|><|close|>call<|sep|>";
+    for n in 1..8 {
+        assert_eq!(
+            deltas(text, Dialect::KimiK3, n),
+            "line <|x\n",
+            "chunks of {n}"
+        );
+    }
+}
+
+// ----- auto (docs/FORMAT.md §9.7) --------------------------------------------------------------
+
+fn auto(text: &str) -> ParseResult {
+    parse(text, &opts(Dialect::Auto))
+}
+
+/// A reply with one call in each dialect, for the dialect.
+fn samples() -> Vec<(Dialect, String)> {
+    let mut v = vec![
+        (
+            Dialect::Tool,
+            "<tool><tool_name>f</tool_name><arguments><a>1</a></arguments></tool>".to_owned(),
+        ),
+        (
+            Dialect::Qwen3Coder,
+            "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>"
+                .to_owned(),
+        ),
+        (
+            Dialect::Qwen3Coder,
+            "<function=f>\n<parameter=a>\n1\n</parameter>\n</function>".to_owned(),
+        ),
+        (
+            Dialect::SeedOss,
+            "<seed:tool_call>\n<function=f>\n<parameter=a>1</parameter>\n</function>\n</seed:tool_call>"
+                .to_owned(),
+        ),
+        (
+            Dialect::Hermes,
+            "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>".to_owned(),
+        ),
+        (
+            Dialect::Glm,
+            "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call>".to_owned(),
+        ),
+        (
+            Dialect::KimiK3,
+            "<|open|>call tool=\"f\"<|sep|><|open|>argument key=\"a\"<|sep|>1<|close|>argument<|sep|><|close|>call<|sep|>"
+                .to_owned(),
+        ),
+    ];
+    v.extend(INVOKE_DIALECTS.map(|d| (d, invoke_call(d, "1"))));
+    v
+}
+
+#[test]
+fn auto_rule_1_the_first_call_marker_picks_the_dialect() {
+    for (d, call) in samples() {
+        for text in [
+            call.clone(),
+            format!("Sure, a < b.\n{call}\nDone."),
+            format!("{call}{call}"),
+        ] {
+            let r = auto(&text);
+            assert_eq!(r, parse_with(&text, &opts(d)), "{d}: {text}");
+            assert!(!r.calls().is_empty(), "{d}: {text}");
+        }
+        // Broken calls are reported in the dialect's own syntax.
+        let mut half = call.len() / 2;
+        while !call.is_char_boundary(half) {
+            half += 1;
+        }
+        let cut = &call[..half];
+        let r = auto(cut);
+        assert_eq!(r, parse_with(cut, &opts(d)), "{d}: {cut}");
+        assert_eq!(r.errors()[0].dialect, d);
+    }
+}
+
+#[test]
+fn auto_rule_2_markers_in_prose_stay_prose() {
+    let text = "Use <tool> or <tool_call> tags, <function=name> or <minimax:tool_call>, \
+                <|open|>call x and <｜tool_calls_begin｜> too.";
+    let r = auto(text);
+    assert!(r.calls().is_empty() && r.errors().is_empty());
+    assert_eq!(r.prose(), text);
+    // The first marker that is a call decides, however many were prose before it.
+    let call = invoke_call(Dialect::MinimaxM2, "1");
+    let r = auto(&format!("the <tool_call> tag:\n{call}"));
+    assert_eq!(r.calls()[0].tool_name, "f");
+    assert_eq!(r.prose(), "the <tool_call> tag:\n");
+}
+
+#[test]
+fn auto_rule_3_a_shared_marker_is_decided_by_what_follows() {
+    for (d, call) in samples() {
+        if call.starts_with("<tool_call>") {
+            let r = auto(&call);
+            assert_eq!(r, parse_with(&call, &opts(d)), "{d}");
+            assert_eq!(r.calls()[0].tool_name, "f", "{d}");
+        }
+    }
+    // GLM's call without arguments and Hermes' JSON are told apart.
+    let r = auto("<tool_call>get_time</tool_call>");
+    assert_eq!(r.calls()[0].tool_name, "get_time");
+}
+
+#[test]
+fn auto_rule_4_a_mixed_reply_is_read_in_the_first_calls_dialect() {
+    let hermes = "<tool_call>\n{\"name\": \"h\", \"arguments\": {}}\n</tool_call>";
+    let minimax = invoke_call(Dialect::MinimaxM2, "1");
+    let r = auto(&format!("{hermes}\n{minimax}"));
+    assert_eq!(r.calls().len(), 1);
+    assert_eq!(r.calls()[0].tool_name, "h");
+    assert_eq!(r.prose(), format!("\n{minimax}"));
+    let r = auto(&format!("{minimax}\n{hermes}"));
+    assert_eq!(r.calls().len(), 1);
+    assert_eq!(r.calls()[0].tool_name, "f");
+    assert_eq!(r.prose(), format!("\n{hermes}"));
+}
+
+#[test]
+fn auto_rule_5_a_fenced_marker_does_not_pick_the_dialect_when_fences_are_ignored() {
+    let minimax = invoke_call(Dialect::MinimaxM2, "1");
+    let text = format!(
+        "Example:\n```\n<tool_call>\n<function=g>\n</function>\n</tool_call>\n```\n{minimax}"
+    );
+    let r = parse(&text, &opts(Dialect::Auto).with_ignore_fenced_calls(true));
+    assert_eq!(r.calls().len(), 1);
+    assert_eq!(r.calls()[0].tool_name, "f");
+    // Without the option the fenced call is the first.
+    let r = auto(&text);
+    assert_eq!(r.calls()[0].tool_name, "g");
+}

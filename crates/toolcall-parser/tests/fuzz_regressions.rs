@@ -318,6 +318,7 @@ mod properties {
                             max_call_bytes: call_bytes,
                             max_argument_bytes: argument_bytes,
                             max_elements: elements,
+                            max_input_elements: elements * 2,
                         },
                         ignore_fenced_calls: fenced,
                         schemas: None,

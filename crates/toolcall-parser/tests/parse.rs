@@ -761,6 +761,11 @@ fn every_limit_at_usize_max_is_no_limit() {
             max_call_bytes: max,
             max_argument_bytes: max,
             max_elements: max,
+            max_input_elements: max,
+        },
+        Limits {
+            max_input_elements: max,
+            ..d.clone()
         },
     ];
     for (dialect, text) in dialect_samples() {
@@ -927,6 +932,34 @@ fn legacy_json_nesting_obeys_the_depth_limit() {
         "{}",
         r.errors()[0].message
     );
+}
+
+/// §7: `max_input_elements` bounds the elements of all the calls of an input: the call in which
+/// they run out is an error, later calls are prose after one error; CDATA sections count, one
+/// right after another joins it.
+#[test]
+fn the_input_element_budget_spans_calls() {
+    let opts = ParseOptions::default().with_limits(Limits {
+        max_input_elements: 10,
+        ..Limits::default()
+    });
+    // Four elements per call (<tool_name>, <arguments>, <a>, and the CDATA section).
+    let one = "<tool><tool_name>t</tool_name><arguments><a><![CDATA[x]]><![CDATA[y]]></a></arguments></tool>";
+    let text = format!("{one}\n{one}\n{one}\n{one}");
+    let r = assert_chunking_invariant(&text, &opts);
+    assert_eq!(r.calls().len(), 2);
+    assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("xy"));
+    let errors = r.errors();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(
+        errors[0].message.contains("more than 10 elements"),
+        "{errors:?}"
+    );
+    assert!(
+        errors[1].message.contains("the rest are left as prose"),
+        "{errors:?}"
+    );
+    assert!(r.prose().ends_with(one));
 }
 
 #[test]

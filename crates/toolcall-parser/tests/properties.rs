@@ -9,7 +9,7 @@ mod common;
 use arg_types::{Map, Value};
 use common::{parse_chunked, soup};
 use proptest::prelude::*;
-use toolcall_parser::{CallsInReasoning, ParseOptions, Reasoning, parse, parse_with};
+use toolcall_parser::{CallsInReasoning, Dialect, ParseOptions, Reasoning, parse, parse_with};
 use xml_fallback::escape::Escaper;
 
 /// Splits `text` at the given fractions (character boundaries), feeds the pieces.
@@ -70,6 +70,17 @@ proptest! {
                 prop_assert_eq!(&parse_chunked(&text, &options, 1), &whole, "{}", dialect);
             }
         }
+    }
+
+    /// `auto` reads a reply exactly as the dialect of its first call does (docs/FORMAT.md §9.7).
+    #[test]
+    fn auto_reads_as_one_dialect_reads(text in soup()) {
+        let auto = parse_with(&text, &ParseOptions::new().with_dialect(Dialect::Auto));
+        let same = Dialect::ALL
+            .iter()
+            .filter(|d| **d != Dialect::Auto)
+            .any(|d| parse_with(&text, &ParseOptions::new().with_dialect(*d)) == auto);
+        prop_assert!(same, "{:?}", auto);
     }
 
     #[test]

@@ -163,7 +163,8 @@ fn escaping_errors_teach_entities_before_cdata() {
     let cdata = msg.find("CDATA").unwrap();
     assert!(entities < cdata, "{msg}");
     assert!(msg.contains("`write_to_file`"), "{msg}");
-    assert!(msg.contains("line 5, column 1"), "{msg}"); // at </arguments>: </contents> was text
+    // At the first offending byte: the misspelt </contents> (docs/FORMAT.md §7).
+    assert!(msg.contains("line 4, column 17"), "{msg}");
 }
 
 #[test]

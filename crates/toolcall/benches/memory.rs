@@ -68,6 +68,7 @@ fn main() {
             let options = toolcall::parser::ParseOptions {
                 limits: toolcall::parser::Limits {
                     max_elements: usize::MAX,
+                    max_input_elements: usize::MAX,
                     ..Default::default()
                 },
                 ..Default::default()

@@ -91,20 +91,27 @@ pub(crate) fn parse_in_chunks(text: &str, options: &ParseOptions, n: u64) -> Par
 /// - `"schema"`: its tool's input schema from `--schema`;
 /// - `"inference"`: no schema for its tool, so the `<tool>` format inferred the types from the
 ///   text (docs/FORMAT.md §5.2: `007` is 7, one `<exclude>` a string but two an array);
-/// - `"text"`: no schema for its tool, so a raw-text dialect (the Qwen3-Coder family) kept every
-///   value a string (docs/FORMAT.md §9);
+/// - `"text"`: no schema for its tool, so a raw-text dialect (the Qwen3-Coder family, GLM, the
+///   invoke family, Kimi-K3) kept every value a string, but those DeepSeek's `string="false"` or
+///   Kimi-K3's `type` typed (docs/FORMAT.md §9);
 /// - `"json"`: the arguments were JSON and keep JSON's types (the legacy `<tool>{…}</tool>`
 ///   form, Hermes).
+///
+/// Under `auto`, the call's encodings tell which of these its dialect did.
 pub(crate) fn typed_by(call: &ToolCall, options: &ParseOptions) -> &'static str {
     let has_schema = options
         .schemas
         .as_ref()
         .is_some_and(|s| s.get(&call.tool_name).is_some());
-    match (typing(options.dialect), has_schema) {
+    let typing = typing(options.dialect).map(|t| match t {
+        Typing::ByCall => by_call(call),
+        t => t,
+    });
+    match (typing, has_schema) {
         (Some(Typing::Json), _) => "json",
         (Some(Typing::Tree), _) if call.legacy_json => "json",
         (_, true) => "schema",
-        (Some(Typing::Raw), false) => "text",
+        (Some(Typing::Raw | Typing::ByCall), false) => "text",
         // A dialect this command does not know yet: say inference, so the note suggests a schema.
         (Some(Typing::Tree) | None, false) => "inference",
     }
@@ -119,13 +126,38 @@ enum Typing {
     Raw,
     /// JSON as written, schema or not.
     Json,
+    /// As the dialect `auto` chose for the call: told by how its arguments were written.
+    ByCall,
+}
+
+/// How `auto`'s call was typed, from how its arguments were written: JSON (Hermes, the legacy
+/// form), raw text (the raw-text dialects), or elements (`<tool>`).
+fn by_call(call: &ToolCall) -> Typing {
+    use toolcall::parser::Encoding;
+    let all = |f: fn(Encoding) -> bool| call.encodings.iter().all(|e| f(e.encoding));
+    if call.legacy_json || (!call.encodings.is_empty() && all(|e| e == Encoding::Json)) {
+        Typing::Json
+    } else if all(|e| matches!(e, Encoding::Raw | Encoding::Json)) {
+        // DeepSeek DSML marks its `string="false"` values JSON among raw ones.
+        Typing::Raw
+    } else {
+        Typing::Tree
+    }
 }
 
 /// The typing of each dialect; `None` for one added to the parser after this command.
 fn typing(dialect: Dialect) -> Option<Typing> {
     match dialect {
         Dialect::Tool => Some(Typing::Tree),
-        Dialect::Qwen3Coder | Dialect::SeedOss => Some(Typing::Raw),
+        Dialect::Qwen3Coder
+        | Dialect::SeedOss
+        | Dialect::Glm
+        | Dialect::MinimaxM2
+        | Dialect::Anthropic
+        | Dialect::Step3
+        | Dialect::DeepseekDsml
+        | Dialect::KimiK3 => Some(Typing::Raw),
+        Dialect::Auto => Some(Typing::ByCall),
         Dialect::Hermes => Some(Typing::Json),
         _ => None,
     }

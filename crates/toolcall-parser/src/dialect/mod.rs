@@ -12,8 +12,13 @@ use crate::event::StreamEvent;
 use crate::options::ParseOptions;
 use std::fmt;
 
+mod auto;
+mod glm;
 mod hermes;
+mod invoke;
+mod kimi_k3;
 mod qwen3_coder;
+mod scan;
 pub(crate) mod tool;
 
 /// What every dialect's grammar does for the driver.
@@ -86,6 +91,28 @@ dialects! {
         qwen3_coder::Qwen3Coder::new(opts, progress, Dialect::SeedOss, &qwen3_coder::SEED_OSS);
     /// Hermes, Qwen2.5 and Qwen3: `<tool_call>{"name": "f", "arguments": {…}}</tool_call>`.
     Hermes = "hermes" => |opts, progress| hermes::Hermes::new(opts, progress);
+    /// GLM-4.5/4.6 `<tool_call>f\n<arg_key>k</arg_key>\n<arg_value>v</arg_value>\n</tool_call>`
+    /// and the compact GLM-4.7/5.x layout without the newlines (docs/FORMAT.md §9.4).
+    Glm = "glm" => |opts, progress| glm::Glm::new(opts, progress);
+    /// MiniMax-M2: `<minimax:tool_call><invoke name="f"><parameter name="p">v</parameter>
+    /// </invoke></minimax:tool_call>` (docs/FORMAT.md §9.5).
+    MinimaxM2 = "minimax-m2" => |opts, progress|
+        invoke::Invoke::new(opts, progress, &invoke::MINIMAX_M2);
+    /// Anthropic's text form: the invoke grammar inside `<function_calls>…</function_calls>`.
+    Anthropic = "anthropic" => |opts, progress|
+        invoke::Invoke::new(opts, progress, &invoke::ANTHROPIC);
+    /// DeepSeek's DSML: the invoke grammar with `｜DSML｜` names, inside
+    /// `<｜DSML｜function_calls>` or `<｜DSML｜tool_calls>`; `string="false"` values are JSON.
+    DeepseekDsml = "deepseek-dsml" => |opts, progress|
+        invoke::Invoke::new(opts, progress, &invoke::DEEPSEEK_DSML);
+    /// Step-3: `<steptml:invoke>`s inside `<｜tool_calls_begin｜>…<｜tool_calls_end｜>`.
+    Step3 = "step3" => |opts, progress| invoke::Invoke::new(opts, progress, &invoke::STEP3);
+    /// Kimi-K3: `<|open|>call tool="f"<|sep|><|open|>argument key="p" type="string"<|sep|>v
+    /// <|close|>argument<|sep|><|close|>call<|sep|>` (docs/FORMAT.md §9.6).
+    KimiK3 = "kimi-k3" => |opts, progress| kimi_k3::KimiK3::new(opts, progress);
+    /// Any of the others: the first call marker met picks the dialect for the rest of the reply
+    /// (docs/FORMAT.md §9.7).
+    Auto = "auto" => |opts, progress| auto::Auto::new(opts, progress);
 }
 
 impl Dialect {
@@ -113,7 +140,27 @@ impl Dialect {
             Dialect::Tool => &["<tool>", "<tool\n", "<tool "],
             Dialect::Qwen3Coder => &["<tool_call>", "<function="],
             Dialect::SeedOss => &["<seed:tool_call>", "<function="],
-            Dialect::Hermes => &["<tool_call>"],
+            Dialect::Hermes | Dialect::Glm => &["<tool_call>"],
+            Dialect::MinimaxM2 => &["<minimax:tool_call>"],
+            Dialect::Anthropic => &["<function_calls>"],
+            Dialect::DeepseekDsml => &["<｜DSML｜function_calls>", "<｜DSML｜tool_calls>"],
+            Dialect::Step3 => &["<｜tool_calls_begin｜>"],
+            Dialect::KimiK3 => &["<|open|>call"],
+            // Every marker of the others (a test keeps the list whole).
+            Dialect::Auto => &[
+                "<tool>",
+                "<tool\n",
+                "<tool ",
+                "<tool_call>",
+                "<function=",
+                "<seed:tool_call>",
+                "<minimax:tool_call>",
+                "<function_calls>",
+                "<｜DSML｜function_calls>",
+                "<｜DSML｜tool_calls>",
+                "<｜tool_calls_begin｜>",
+                "<|open|>call",
+            ],
         }
     }
 }
@@ -152,5 +199,25 @@ impl std::str::FromStr for Dialect {
             .copied()
             .find(|d| d.name().eq_ignore_ascii_case(s) || d.name().replace('-', "_") == s)
             .ok_or_else(|| UnknownDialect(s.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_probes_every_marker_of_every_other_dialect() {
+        let auto = Dialect::Auto.call_markers();
+        for d in Dialect::ALL.iter().filter(|d| **d != Dialect::Auto) {
+            for m in d.call_markers() {
+                assert!(auto.contains(m), "{d}: {m}");
+            }
+        }
+        assert!(auto.iter().all(|m| {
+            Dialect::ALL
+                .iter()
+                .any(|d| *d != Dialect::Auto && d.call_markers().contains(m))
+        }));
     }
 }

@@ -251,11 +251,20 @@ impl ToolXml {
                 if !in_value {
                     return self.unexpected_text(w, base, call, at);
                 }
+                // A section right after another joins it (`]]]]><![CDATA[>`, the split of `]]>`):
+                // the value is the same, and many sections cost one node. A section that begins
+                // a node counts as an element: nodes, not bytes, cost memory (§7).
+                let joins = matches!(call.top().element.children.last(), Some(Node::CData(_)));
+                if !joins && !self.asm.count_elements(w, base, &mut call.core, 1, at) {
+                    self.mode = Mode::Skip;
+                    return Some(Flow::Again);
+                }
                 let top = call.top();
                 top.cdata = true;
                 top.has_text = true;
-                // A new node per section: split sections (`]]]]><![CDATA[>`) stay two pieces.
-                top.element.children.push(Node::CData(String::new()));
+                if !joins {
+                    top.element.children.push(Node::CData(String::new()));
+                }
             }
             Lexeme::CData(t) => {
                 // As for text: only argument values count (not `<tool_name>`, which has no
@@ -396,13 +405,10 @@ impl ToolXml {
                 .collect();
         }
         // Attributes count as elements: each is a node of the tree too (` a=""` is 5 bytes).
-        call.core.elements += 1 + frame.element.attributes.len();
-        if call.core.elements > self.asm.opts.limits.max_elements {
-            let msg = format!(
-                "the call has more than {} elements and attributes",
-                self.asm.opts.limits.max_elements
-            );
-            return Some(self.fail_limit(w, base, call, Limit::MaxElements, msg, at));
+        let nodes = 1 + frame.element.attributes.len();
+        if !self.asm.count_elements(w, base, &mut call.core, nodes, at) {
+            self.mode = Mode::Skip;
+            return Some(Flow::Again);
         }
         let parent = call.top();
         frame.tentative = parent.role == Role::Value && parent.has_text;
@@ -450,7 +456,9 @@ impl ToolXml {
             return self.close_frame(w, base, call, frame, at, out);
         }
         // A close tag that does not match the open element.
+        // The stack is at most `max_depth` deep: a bounded scan.
         let target = call.stack.iter().rposition(|f| f.element.name == name);
+        crate::assemble::name_probes(call.stack.len() - target.unwrap_or(0));
         if let Some(k) = target {
             let revertible = call.stack[k].role == Role::Value
                 && call.stack[k + 1..].iter().all(|f| f.tentative);

@@ -37,6 +37,10 @@ impl ToolXml {
         let scan = scanner.scan(&bytes[rel..limit], max_depth, max_elements);
         match scan {
             JsonScan::End(n) => {
+                // Its values count towards `max_input_elements`, as elements do.
+                if let Some(call) = self.call.as_mut() {
+                    call.core.elements = scanner.values();
+                }
                 self.pos += n;
                 self.mode = Mode::AfterJson {
                     start,

@@ -356,3 +356,67 @@ impl ToolXml {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::assemble::NAME_PROBES;
+    use crate::{Dialect, Limits, ParseOptions, ToolSchemas};
+
+    /// Issue 14 item 4: work in the number of argument names is linear. Every lookup of an
+    /// argument or a repair entry by name is counted (entries examined); with `n` distinct names,
+    /// each with repairs, a stray close tag, a nested element and schema typing, the count stays
+    /// under a constant per name at every doubling, in every dialect that reads names.
+    #[test]
+    fn name_lookups_are_constant_per_name() {
+        let xml = |n: usize| {
+            let mut s = String::from("<tool><tool_name>w</tool_name><arguments>");
+            for i in 0..n {
+                s.push_str(&format!("<a{i}>x &amp y < z </q> <b>t</b></a{i}>"));
+            }
+            s + "</arguments></tool>"
+        };
+        let qwen = |n: usize| {
+            let mut s = String::from("<tool_call>\n<function=w>\n");
+            for i in 0..n {
+                s.push_str(&format!(
+                    "<parameter=a{i}>\n{i}\n</parameter>\n<parameter=a{i}>\nx\n</parameter>\n"
+                ));
+            }
+            s + "</function>\n</tool_call>"
+        };
+        type Make<'a> = &'a dyn Fn(usize) -> String;
+        let cases: [(&str, Make<'_>, Dialect, &str); 3] = [
+            ("tool", &xml, Dialect::Tool, "string"),
+            ("tool, typed as integers", &xml, Dialect::Tool, "integer"),
+            ("qwen3-coder", &qwen, Dialect::Qwen3Coder, "integer"),
+        ];
+        for (what, make, dialect, ty) in cases {
+            for n in [250, 500, 1_000, 2_000] {
+                let properties: serde_json::Map<_, _> = (0..n)
+                    .map(|i| (format!("a{i}"), serde_json::json!({ "type": ty })))
+                    .collect();
+                let mut schemas = ToolSchemas::default();
+                schemas.insert(
+                    "w",
+                    serde_json::json!({"type": "object", "properties": properties}),
+                );
+                let opts = ParseOptions::new()
+                    .with_dialect(dialect)
+                    .with_schemas(schemas)
+                    .with_limits(Limits {
+                        max_elements: usize::MAX,
+                        ..Limits::default()
+                    });
+                let text = make(n);
+                NAME_PROBES.with(|c| c.set(0));
+                let r = crate::parse_with(&text, &opts);
+                let probes = NAME_PROBES.with(|c| c.get());
+                assert_eq!(r.calls().len() + r.errors().len(), 1, "{what}");
+                assert!(
+                    probes <= 16 * n,
+                    "{what}: {probes} name probes for {n} names"
+                );
+            }
+        }
+    }
+}

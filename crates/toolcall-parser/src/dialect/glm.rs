@@ -1,0 +1,844 @@
+//! GLM-4.5/4.6 and the compact GLM-4.7/5.x layout, one grammar: docs/FORMAT.md §9.4.
+//!
+//! ```text
+//! <tool_call>get_weather
+//! <arg_key>city</arg_key>
+//! <arg_value>Paris</arg_value>
+//! </tool_call>
+//! ```
+//!
+//! The tool's name is the text right after `<tool_call>`; each argument is an `<arg_key>` and
+//! its `<arg_value>`. GLM's template writes values directly inside `<arg_value>…</arg_value>`
+//! (its layout newlines stand between elements), so every byte of a value is kept; a close tag
+//! inside a value is structural only when what follows it is (the [`State::Closing`]
+//! lookahead). Values are typed by the tool's schema (non-string values are written as JSON).
+//!
+//! ```text
+//!  Prose ──<tool_call>──► Opened ──NAME, then <arg_key>/<arg_value>──► Args ◄──────────────┐
+//!                            └──NAME</tool_call>──► (a call without arguments)  │ <arg_key>  │
+//!                                                                               ▼            │
+//!              Value ◄──<arg_value>── AfterKey ◄──</arg_key>── Key           Closing ──────┘
+//!                └──close tag──► Closing                                  (</arg_value>)
+//! ```
+
+use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
+use crate::call::{ArgumentEncoding, Encoding, RepairKind};
+use crate::dialect::scan::{Finders, Flow, Input, RawValue, is_blank, non_blank};
+use crate::dialect::{Dialect, Grammar};
+use crate::error::{ErrorKind, Limit};
+use crate::event::StreamEvent;
+use crate::lexer::{Lexeme, Lexer, Tag};
+use crate::names::{MAX_NAME_BYTES, is_placeholder, is_valid_name};
+use crate::options::ParseOptions;
+use memchr::memchr;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+const BLOCK: &str = "tool_call";
+const BLOCK_PROBE: &[u8] = b"<tool_call";
+const KEY: &str = "arg_key";
+const VALUE: &str = "arg_value";
+
+/// How far after `<tool_call>` the name's text may run before the `<` that follows it: a name
+/// and the blanks around it. Longer text is prose.
+const MAX_NAME_TEXT: usize = MAX_NAME_BYTES + 64;
+
+/// The grammar's state; each variant holds what it needs.
+#[derive(Debug, Default)]
+enum State {
+    /// Between calls.
+    #[default]
+    Prose,
+    /// `<tool_call>` at `at..end`: the name's text runs to the next `<`, which was looked for up
+    /// to `scanned`; `named` once the name's first byte was seen (before, all was blanks).
+    Opened {
+        at: usize,
+        end: usize,
+        scanned: usize,
+        named: bool,
+    },
+    /// Inside the call, between arguments.
+    Args { call: Box<Call> },
+    /// Inside `<arg_key>` (its tag at `at..end`): the key's text was looked at up to `scanned`.
+    Key {
+        call: Box<Call>,
+        at: usize,
+        end: usize,
+        scanned: usize,
+    },
+    /// After `</arg_key>`: `<arg_value>` must follow.
+    AfterKey {
+        call: Box<Call>,
+        key: String,
+        at: usize,
+    },
+    /// Inside an `<arg_value>`.
+    Value { call: Box<Call>, value: RawValue },
+    /// A close tag inside a value: structural or text, as what follows decides.
+    Closing(Closing),
+    /// After an error: read to the call's end.
+    Skip { call: Box<Call> },
+}
+
+/// A close tag met inside a value, waiting for what follows it.
+#[derive(Debug)]
+struct Closing {
+    call: Box<Call>,
+    value: RawValue,
+    close: Range<usize>,
+    kind: Close,
+    /// Blanks after it were scanned up to here.
+    scanned: usize,
+}
+
+/// Which close tag a value met.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Close {
+    Value,
+    Block,
+}
+
+/// A call being read.
+#[derive(Debug)]
+struct Call {
+    core: CallCore,
+    args: Vec<RawArgument>,
+    by_name: HashMap<String, usize>,
+}
+
+/// The GLM grammar.
+#[derive(Debug)]
+pub(crate) struct Glm {
+    asm: Assembler,
+    lexer: Lexer,
+    /// Absolute offset of the next byte to read.
+    pos: usize,
+    state: State,
+    finders: Finders,
+}
+
+impl Grammar for Glm {
+    fn run(&mut self, w: &str, base: usize, is_final: bool, out: &mut Vec<StreamEvent>) -> usize {
+        let inp = Input { w, base, is_final };
+        loop {
+            let (next, flow) = match std::mem::take(&mut self.state) {
+                State::Prose => self.prose(inp, out),
+                State::Opened {
+                    at,
+                    end,
+                    scanned,
+                    named,
+                } => self.opened(inp, at, end, scanned, named, out),
+                State::Args { call } => self.args(inp, call, out),
+                State::Key {
+                    call,
+                    at,
+                    end,
+                    scanned,
+                } => self.key(inp, call, at, end, scanned),
+                State::AfterKey { call, key, at } => self.after_key(inp, call, key, at, out),
+                State::Value { call, value } => self.value(inp, call, value, out),
+                State::Closing(closing) => self.closing(inp, closing, out),
+                State::Skip { call } => self.skip(inp, call, out),
+            };
+            self.state = next;
+            if flow == Flow::Stop {
+                break;
+            }
+        }
+        if is_final {
+            self.finish(inp, out);
+        }
+        if let State::Value { call, value } = &mut self.state {
+            value.deliver(&self.asm, &mut call.core, false, out);
+        }
+        self.keep_from()
+    }
+
+    fn assembler(&mut self) -> &mut Assembler {
+        &mut self.asm
+    }
+
+    fn start_at(&mut self, at: usize) {
+        self.pos = at;
+        self.asm.prose_start = at;
+    }
+}
+
+/// Whether a tag is `<name>` with nothing else.
+fn is_plain(tag: &Tag<'_>, name: &str) -> bool {
+    tag.name == name && tag.value.is_none() && tag.attributes.is_empty() && !tag.self_closing
+}
+
+/// Whether a lexeme is the start tag `<name>`.
+fn starts(lexeme: &Lexeme<'_>, name: &str) -> bool {
+    matches!(lexeme, Lexeme::StartTag(tag) if is_plain(tag, name))
+}
+
+impl Glm {
+    pub(crate) fn new(opts: ParseOptions, progress: bool) -> Self {
+        Glm {
+            asm: Assembler::new(opts, Dialect::Glm, progress),
+            lexer: Lexer::default(),
+            pos: 0,
+            state: State::Prose,
+            finders: Finders::default(),
+        }
+    }
+
+    fn keep_from(&self) -> usize {
+        let from = match &self.state {
+            State::Prose => self.pos,
+            State::Opened { at, .. } => *at,
+            State::Args { call }
+            | State::Key { call, .. }
+            | State::AfterKey { call, .. }
+            | State::Value { call, .. }
+            | State::Skip { call } => call.core.start,
+            State::Closing(c) => c.call.core.start,
+        };
+        from.min(self.asm.prose_start)
+    }
+
+    fn error(&mut self, inp: Input<'_>, call: &mut Call, kind: ErrorKind, msg: &str, at: usize) {
+        self.asm
+            .error(inp.w, inp.base, &mut call.core, kind, msg.to_owned(), at);
+    }
+
+    // ----- prose ------------------------------------------------------------------------------
+
+    fn prose(&mut self, inp: Input<'_>, out: &mut Vec<StreamEvent>) -> (State, Flow) {
+        let bytes = inp.bytes();
+        loop {
+            let rel = self.pos - inp.base;
+            let Some(i) = memchr(b'<', &bytes[rel..]) else {
+                self.pos = inp.end();
+                self.asm.emit_prose(inp.w, inp.base, self.pos, out);
+                return (State::Prose, Flow::Stop);
+            };
+            let at = rel + i;
+            let abs = inp.base + at;
+            let s = &bytes[at..];
+            let n = s.len().min(BLOCK_PROBE.len());
+            if s[..n] != BLOCK_PROBE[..n] {
+                self.pos = abs + 1;
+                continue;
+            }
+            let lexed = if n < BLOCK_PROBE.len() && !inp.is_final {
+                None
+            } else {
+                self.lexer.next_raw(inp.w, at, inp.base, inp.is_final)
+            };
+            let Some((lexeme, len)) = lexed else {
+                self.pos = abs;
+                self.asm.emit_prose(inp.w, inp.base, abs, out);
+                return (State::Prose, Flow::Stop);
+            };
+            if starts(&lexeme, BLOCK) {
+                self.pos = abs + len;
+                return (
+                    State::Opened {
+                        at: abs,
+                        end: abs + len,
+                        scanned: abs + len,
+                        named: false,
+                    },
+                    Flow::Again,
+                );
+            }
+            self.pos = abs + 1;
+        }
+    }
+
+    /// After `<tool_call>`: the name, then `<arg_key>`/`<arg_value>` begin the call, or
+    /// `</tool_call>` ends a call without arguments; anything else leaves it as prose.
+    fn opened(
+        &mut self,
+        inp: Input<'_>,
+        at: usize,
+        end: usize,
+        scanned: usize,
+        named: bool,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        let not_a_call = |this: &mut Self| {
+            this.pos = end;
+            this.lexer.reset();
+            (State::Prose, Flow::Again)
+        };
+        // The name begins with a name's byte (after blanks), or is missing before `<`: text that
+        // begins otherwise (`{`, a placeholder's `{{`) is another dialect's, or prose. Until that
+        // byte is seen, everything looked at was blanks.
+        if !named {
+            match non_blank(inp, scanned) {
+                None if inp.is_final => return not_a_call(self),
+                None => {
+                    let scanned = inp.end();
+                    return (
+                        State::Opened {
+                            at,
+                            end,
+                            scanned,
+                            named,
+                        },
+                        Flow::Stop,
+                    );
+                }
+                Some(first) => {
+                    let b = inp.from(first)[0];
+                    if !(b == b'<' || b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+                    {
+                        return not_a_call(self);
+                    }
+                }
+            }
+        }
+        let named = true;
+        let limit = (end + MAX_NAME_TEXT).min(inp.end());
+        let Some(lt) = memchr(
+            b'<',
+            &inp.w.as_bytes()[scanned - inp.base..limit - inp.base],
+        )
+        .map(|i| scanned + i) else {
+            if limit == end + MAX_NAME_TEXT || inp.is_final {
+                return not_a_call(self);
+            }
+            return (
+                State::Opened {
+                    at,
+                    end,
+                    scanned: limit,
+                    named,
+                },
+                Flow::Stop,
+            );
+        };
+        let Some((lexeme, n)) = self
+            .lexer
+            .next_raw(inp.w, lt - inp.base, inp.base, inp.is_final)
+        else {
+            return (
+                State::Opened {
+                    at,
+                    end,
+                    scanned: lt,
+                    named,
+                },
+                Flow::Stop,
+            );
+        };
+        let text = &inp.w[end - inp.base..lt - inp.base];
+        let name = text.trim_matches(|c: char| c.is_ascii() && is_blank(c as u8));
+        let args_follow = starts(&lexeme, KEY) || starts(&lexeme, VALUE);
+        // Without arguments only `<tool_call>NAME</tool_call>` is a call: the name right after
+        // the opener (as GLM's template writes it), blanks at most after it.
+        let bare = matches!(lexeme, Lexeme::EndTag(BLOCK))
+            && is_valid_name(name)
+            && text.starts_with(name);
+        if !(args_follow || bare)
+            || is_placeholder(name)
+            || !self.asm.may_begin_call(inp.w, inp.base, at, out)
+        {
+            return not_a_call(self);
+        }
+        let mut call = Box::new(Call {
+            core: CallCore::new(self.asm.next_index(), at, end),
+            args: Vec::new(),
+            by_name: HashMap::new(),
+        });
+        self.asm.begin_call(inp.w, inp.base, &call.core, out);
+        self.pos = lt;
+        if name.is_empty() {
+            let msg = "the call names no tool: write its name right after <tool_call>";
+            self.error(inp, &mut call, ErrorKind::MissingToolName, msg, end);
+            return (State::Skip { call }, Flow::Again);
+        }
+        if !is_valid_name(name) {
+            let msg = format!("`{}` is not a valid tool name", crate::error::snippet(name));
+            self.error(inp, &mut call, ErrorKind::InvalidToolName, &msg, end);
+            return (State::Skip { call }, Flow::Again);
+        }
+        call.core.tool_name = Some(name.to_owned());
+        self.asm.tool_name_known(&call.core, out);
+        if bare {
+            self.pos = lt + n;
+            self.end_call(inp, call, lt + n, out);
+            return (State::Prose, Flow::Again);
+        }
+        (State::Args { call }, Flow::Again)
+    }
+
+    // ----- inside a call ----------------------------------------------------------------------
+
+    fn args(
+        &mut self,
+        inp: Input<'_>,
+        mut call: Box<Call>,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        if self.asm.call_too_long(&call.core, self.pos) {
+            self.asm.fail_too_long(inp.w, inp.base, &mut call.core);
+            return (State::Skip { call }, Flow::Again);
+        }
+        let Some(abs) = non_blank(inp, self.pos) else {
+            self.pos = inp.end();
+            return (State::Args { call }, Flow::Stop);
+        };
+        self.pos = abs;
+        if inp.from(abs)[0] != b'<' {
+            let msg = "text is not allowed between arguments; only <arg_key>…</arg_key> and \
+                       <arg_value>…</arg_value> pairs are";
+            self.error(inp, &mut call, ErrorKind::UnexpectedText, msg, abs);
+            return (State::Skip { call }, Flow::Again);
+        }
+        let Some((lexeme, n)) = self
+            .lexer
+            .next_raw(inp.w, abs - inp.base, inp.base, inp.is_final)
+        else {
+            return (State::Args { call }, Flow::Stop);
+        };
+        if starts(&lexeme, KEY) {
+            self.pos = abs + n;
+            return (
+                State::Key {
+                    call,
+                    at: abs,
+                    end: abs + n,
+                    scanned: abs + n,
+                },
+                Flow::Again,
+            );
+        }
+        if matches!(lexeme, Lexeme::EndTag(BLOCK)) {
+            self.pos = abs + n;
+            self.end_call(inp, call, abs + n, out);
+            return (State::Prose, Flow::Again);
+        }
+        if starts(&lexeme, BLOCK) {
+            return self.interrupted(inp, call, abs, out);
+        }
+        let msg = if starts(&lexeme, VALUE) {
+            "an <arg_value> without its <arg_key>: every value needs the key before it"
+        } else {
+            "only <arg_key>…</arg_key><arg_value>…</arg_value> pairs and </tool_call> may stand \
+             inside a call"
+        };
+        self.error(inp, &mut call, ErrorKind::UnexpectedElement, msg, abs);
+        (State::Skip { call }, Flow::Again)
+    }
+
+    /// Inside `<arg_key>`: the key's text, then `</arg_key>`.
+    fn key(
+        &mut self,
+        inp: Input<'_>,
+        mut call: Box<Call>,
+        at: usize,
+        end: usize,
+        scanned: usize,
+    ) -> (State, Flow) {
+        let wait = |call, scanned| {
+            (
+                State::Key {
+                    call,
+                    at,
+                    end,
+                    scanned,
+                },
+                Flow::Stop,
+            )
+        };
+        let Some(lt) = memchr(b'<', inp.from(scanned)).map(|i| scanned + i) else {
+            if self.asm.call_too_long(&call.core, inp.end()) {
+                self.asm.fail_too_long(inp.w, inp.base, &mut call.core);
+                return (State::Skip { call }, Flow::Again);
+            }
+            self.pos = inp.end();
+            return wait(call, inp.end());
+        };
+        let Some((lexeme, n)) = self
+            .lexer
+            .next_raw(inp.w, lt - inp.base, inp.base, inp.is_final)
+        else {
+            self.pos = lt;
+            return wait(call, lt);
+        };
+        self.pos = lt;
+        if !matches!(lexeme, Lexeme::EndTag(KEY)) {
+            let msg = "the key is not closed by </arg_key>";
+            self.error(inp, &mut call, ErrorKind::UnexpectedElement, msg, lt);
+            return (State::Skip { call }, Flow::Again);
+        }
+        let key = inp.w[end - inp.base..lt - inp.base].trim();
+        if key.is_empty() {
+            let msg = "an empty <arg_key>: every argument needs a name";
+            self.error(inp, &mut call, ErrorKind::UnexpectedElement, msg, at);
+            return (State::Skip { call }, Flow::Again);
+        }
+        let key = key.to_owned();
+        self.pos = lt + n;
+        (State::AfterKey { call, key, at }, Flow::Again)
+    }
+
+    /// After `</arg_key>`: the key's `<arg_value>` must follow.
+    fn after_key(
+        &mut self,
+        inp: Input<'_>,
+        mut call: Box<Call>,
+        key: String,
+        at: usize,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        let Some(abs) = non_blank(inp, self.pos) else {
+            self.pos = inp.end();
+            return (State::AfterKey { call, key, at }, Flow::Stop);
+        };
+        self.pos = abs;
+        let lexed = if inp.from(abs)[0] == b'<' {
+            match self
+                .lexer
+                .next_raw(inp.w, abs - inp.base, inp.base, inp.is_final)
+            {
+                Some(lexed) => Some(lexed),
+                None => return (State::AfterKey { call, key, at }, Flow::Stop),
+            }
+        } else {
+            None
+        };
+        match lexed {
+            Some((lexeme, n)) if starts(&lexeme, VALUE) => {
+                self.pos = abs + n;
+                match self.open_value(inp, &mut call, &key, at, abs + n) {
+                    Some(value) => (State::Value { call, value }, Flow::Again),
+                    None => (State::Skip { call }, Flow::Again),
+                }
+            }
+            Some((lexeme, _)) if starts(&lexeme, BLOCK) => self.interrupted(inp, call, abs, out),
+            _ => {
+                let msg = format!(
+                    "<arg_key>{}</arg_key> is not followed by its <arg_value>",
+                    crate::error::snippet(&key)
+                );
+                self.error(inp, &mut call, ErrorKind::UnexpectedElement, &msg, abs);
+                (State::Skip { call }, Flow::Again)
+            }
+        }
+    }
+
+    /// Begins the value of `key` (its `<arg_key>` at `at`, its `<arg_value>` ending at `end`);
+    /// `None` after an error.
+    fn open_value(
+        &mut self,
+        inp: Input<'_>,
+        call: &mut Call,
+        key: &str,
+        at: usize,
+        end: usize,
+    ) -> Option<RawValue> {
+        call.core.elements += 1;
+        if call.core.elements > self.asm.opts.limits.max_elements {
+            let msg = format!(
+                "the call has more than {} arguments",
+                self.asm.opts.limits.max_elements
+            );
+            self.asm
+                .limit_error(inp.w, inp.base, &mut call.core, Limit::MaxElements, msg, at);
+            return None;
+        }
+        if call.core.has_argument(key) {
+            self.asm.repair(
+                inp.w,
+                inp.base,
+                &mut call.core,
+                RepairKind::DuplicateArgument,
+                at,
+            );
+        }
+        call.core.argument_started(key, at, end);
+        let name: Arc<str> = Arc::from(key);
+        if self.asm.emit_deltas {
+            call.core.delta_argument = Some(Arc::clone(&name));
+        }
+        Some(RawValue::new(name, false))
+    }
+
+    fn close_value(&mut self, call: &mut Call, mut value: RawValue, out: &mut Vec<StreamEvent>) {
+        value.deliver(&self.asm, &mut call.core, true, out);
+        call.core.delta_argument = None;
+        let name = value.name.to_string();
+        let text = value.into_text();
+        match call.by_name.get(&name) {
+            Some(&i) => call.args[i] = RawArgument { name, text },
+            None => {
+                call.core.encodings.push(ArgumentEncoding {
+                    argument: name.clone(),
+                    encoding: Encoding::Raw,
+                });
+                call.by_name.insert(name.clone(), call.args.len());
+                call.args.push(RawArgument { name, text });
+            }
+        }
+    }
+
+    fn value(
+        &mut self,
+        inp: Input<'_>,
+        mut call: Box<Call>,
+        mut value: RawValue,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        loop {
+            if self.asm.call_too_long(&call.core, self.pos) {
+                self.asm.fail_too_long(inp.w, inp.base, &mut call.core);
+                return (State::Skip { call }, Flow::Again);
+            }
+            // The hot path: text up to the next close tag, in one piece.
+            let plain = value.plain_text(inp, self.pos, &self.finders, false);
+            let rel = self.pos - inp.base;
+            if plain > 0 {
+                if !self
+                    .asm
+                    .count_argument_bytes(inp.w, inp.base, &mut call.core, plain, self.pos)
+                {
+                    return (State::Skip { call }, Flow::Again);
+                }
+                value.text.push_str(&inp.w[rel..rel + plain]);
+                self.pos += plain;
+                continue;
+            }
+            let Some((lexeme, n)) = self.lexer.next_raw(inp.w, rel, inp.base, inp.is_final) else {
+                return (State::Value { call, value }, Flow::Stop);
+            };
+            let abs = self.pos;
+            let kind = match lexeme {
+                Lexeme::EndTag(VALUE) => Some(Close::Value),
+                Lexeme::EndTag(BLOCK) => Some(Close::Block),
+                _ => None,
+            };
+            if let Some(kind) = kind {
+                let close = abs..abs + n;
+                self.pos = close.end;
+                // `</tool_call>` at the start of a line ends the value and the call at once;
+                // anywhere else a close tag waits for what follows.
+                if kind == Close::Block && value.at_line_start() {
+                    return self.close_structurally(inp, call, value, close, kind, out);
+                }
+                let scanned = close.end;
+                return (
+                    State::Closing(Closing {
+                        call,
+                        value,
+                        close,
+                        kind,
+                        scanned,
+                    }),
+                    Flow::Again,
+                );
+            }
+            if !self
+                .asm
+                .count_argument_bytes(inp.w, inp.base, &mut call.core, n, abs)
+            {
+                self.pos = abs + n;
+                return (State::Skip { call }, Flow::Again);
+            }
+            value.text.push_str(&inp.w[rel..rel + n]);
+            self.pos = abs + n;
+        }
+    }
+
+    /// A close tag inside a value: structural when the end of the input, the next argument,
+    /// `</tool_call>` or a new call follows (after blanks); text otherwise.
+    fn closing(&mut self, inp: Input<'_>, c: Closing, out: &mut Vec<StreamEvent>) -> (State, Flow) {
+        let Closing {
+            mut call,
+            mut value,
+            close,
+            kind,
+            scanned,
+        } = c;
+        let wait = |call, value, scanned| {
+            (
+                State::Closing(Closing {
+                    call,
+                    value,
+                    close: close.clone(),
+                    kind,
+                    scanned,
+                }),
+                Flow::Stop,
+            )
+        };
+        let structural = match non_blank(inp, scanned) {
+            None if inp.is_final => true,
+            None => return wait(call, value, inp.end()),
+            Some(at) if inp.from(at)[0] != b'<' => false,
+            Some(at) => {
+                let mut peek = self.lexer.clone();
+                match peek.next_raw(inp.w, at - inp.base, inp.base, inp.is_final) {
+                    None => {
+                        self.lexer = peek;
+                        return wait(call, value, at);
+                    }
+                    Some((lexeme, _)) => {
+                        starts(&lexeme, BLOCK)
+                            || (kind == Close::Value
+                                && (starts(&lexeme, KEY)
+                                    || starts(&lexeme, VALUE)
+                                    || matches!(lexeme, Lexeme::EndTag(BLOCK))))
+                    }
+                }
+            }
+        };
+        self.lexer.reset();
+        if structural {
+            return self.close_structurally(inp, call, value, close, kind, out);
+        }
+        self.asm.repair(
+            inp.w,
+            inp.base,
+            &mut call.core,
+            RepairKind::CloseTagAsText,
+            close.start,
+        );
+        if !self
+            .asm
+            .count_argument_bytes(inp.w, inp.base, &mut call.core, close.len(), close.start)
+        {
+            return (State::Skip { call }, Flow::Again);
+        }
+        value
+            .text
+            .push_str(&inp.w[close.start - inp.base..close.end - inp.base]);
+        self.pos = close.end;
+        (State::Value { call, value }, Flow::Again)
+    }
+
+    fn close_structurally(
+        &mut self,
+        inp: Input<'_>,
+        mut call: Box<Call>,
+        value: RawValue,
+        close: Range<usize>,
+        kind: Close,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        self.close_value(&mut call, value, out);
+        self.pos = close.end;
+        match kind {
+            Close::Value => (State::Args { call }, Flow::Again),
+            Close::Block => {
+                self.asm.repair(
+                    inp.w,
+                    inp.base,
+                    &mut call.core,
+                    RepairKind::UnclosedParameter,
+                    close.start,
+                );
+                self.end_call(inp, call, close.end, out);
+                (State::Prose, Flow::Again)
+            }
+        }
+    }
+
+    // ----- the call's end ---------------------------------------------------------------------
+
+    fn end_call(
+        &mut self,
+        inp: Input<'_>,
+        call: Box<Call>,
+        end: usize,
+        out: &mut Vec<StreamEvent>,
+    ) {
+        let Call { core, args, .. } = *call;
+        self.asm
+            .finish_call(inp.w, inp.base, core, Arguments::Raw(args), end, out);
+        self.asm.prose_start = end;
+        self.lexer.reset();
+    }
+
+    /// A new `<tool_call>` at `at` inside this call: this one is unterminated, the new one is
+    /// read from prose.
+    fn interrupted(
+        &mut self,
+        inp: Input<'_>,
+        mut call: Box<Call>,
+        at: usize,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        let partial = self.partial(&call);
+        self.asm.unterminated(
+            inp.w,
+            inp.base,
+            &mut call.core,
+            "a new call began before </tool_call> closed this one",
+            at,
+            partial,
+        );
+        self.end_call(inp, call, at, out);
+        self.pos = at;
+        (State::Prose, Flow::Again)
+    }
+
+    /// After an error: the call ends at `</tool_call>`, or where a new call begins.
+    fn skip(
+        &mut self,
+        inp: Input<'_>,
+        mut call: Box<Call>,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        loop {
+            let rel = self.pos - inp.base;
+            let Some((lexeme, n)) = self.lexer.next_raw(inp.w, rel, inp.base, inp.is_final) else {
+                complete_snippet(inp.w, inp.base, &mut call.core, self.pos, None);
+                return (State::Skip { call }, Flow::Stop);
+            };
+            let abs = self.pos;
+            self.pos += n;
+            if matches!(lexeme, Lexeme::EndTag(BLOCK)) {
+                self.end_call(inp, call, abs + n, out);
+                return (State::Prose, Flow::Again);
+            }
+            if starts(&lexeme, BLOCK) {
+                self.pos = abs;
+                self.end_call(inp, call, abs, out);
+                return (State::Prose, Flow::Again);
+            }
+        }
+    }
+
+    /// Ends the input: an open call is unterminated; prose is emitted.
+    fn finish(&mut self, inp: Input<'_>, out: &mut Vec<StreamEvent>) {
+        let end = inp.end();
+        let call = match std::mem::take(&mut self.state) {
+            State::Args { call }
+            | State::Key { call, .. }
+            | State::AfterKey { call, .. }
+            | State::Skip { call } => Some(call),
+            State::Value { mut call, .. } | State::Closing(Closing { mut call, .. }) => {
+                // The value is not complete: only the arguments before it are.
+                call.core.delta.clear();
+                Some(call)
+            }
+            State::Prose | State::Opened { .. } => None,
+        };
+        if let Some(mut call) = call {
+            let partial = self.partial(&call);
+            self.asm.unterminated(
+                inp.w,
+                inp.base,
+                &mut call.core,
+                "the input ended before </tool_call> closed the call",
+                end,
+                partial,
+            );
+            self.end_call(inp, call, end, out);
+        }
+        self.pos = end;
+        self.asm.emit_prose(inp.w, inp.base, end, out);
+    }
+
+    fn partial(&self, call: &Call) -> Option<serde_json::Value> {
+        Some(self.asm.partial_raw(&call.core, &call.args))
+    }
+}

@@ -1,0 +1,1161 @@
+//! The invoke family: MiniMax-M2, Anthropic's `<function_calls>`, DeepSeek's DSML and Step-3,
+//! one grammar under each dialect's markers (docs/FORMAT.md §9.5).
+//!
+//! ```text
+//! <minimax:tool_call>
+//! <invoke name="get_weather">
+//! <parameter name="city">Paris</parameter>
+//! </invoke>
+//! </minimax:tool_call>
+//! ```
+//!
+//! A block holds one or more invokes; each invoke is one call. Values are raw text, as in the
+//! Qwen3-Coder family: one layout newline after `<parameter …>` and one before `</parameter>`
+//! are dropped, every other byte is kept, and a close tag inside a value is structural only when
+//! what follows it is (the [`State::Closing`] lookahead). DeepSeek's `string="false"` values are
+//! JSON, typed by the dialect; the others are typed by the tool's schema.
+//!
+//! ```text
+//!  Prose ──block opener──► Opened ──<invoke name=f>──► Invoke ◄─────────────────┐
+//!                                                       │  │ <parameter name=p>   │ </parameter>
+//!                                                       │  ▼                      │ (structural)
+//!                        InBlock ◄──────────</invoke>───┘  Value ──close tag──► Closing
+//!                          │  └──<invoke name=g>──► Invoke
+//!                          └──block close──► Prose
+//! ```
+
+use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
+use crate::call::{ArgumentEncoding, Encoding, RepairKind};
+use crate::dialect::scan::{Finders, Flow, Input, Literal, RawValue, literal_at, non_blank};
+use crate::dialect::{Dialect, Grammar};
+use crate::error::ErrorKind;
+use crate::event::StreamEvent;
+use crate::lexer::{Lexeme, Lexer, Tag, decode_attributes};
+use crate::names::{is_placeholder, is_valid_name};
+use crate::options::ParseOptions;
+use arg_types::Value;
+use memchr::memchr;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+/// A block's markers: its opening tag's name and its close.
+#[derive(Debug)]
+pub(crate) struct Block {
+    /// The opening tag's element name (`minimax:tool_call`).
+    open: &'static str,
+    /// `<` and the opening tag's name, for probing prose.
+    probe: &'static str,
+    /// The close: an end tag `</name>`, or (Step-3) a start tag `<name>`.
+    close: &'static str,
+    close_is_end_tag: bool,
+}
+
+/// The markers that differ between members of the family.
+#[derive(Debug)]
+pub(crate) struct Markers {
+    dialect: Dialect,
+    blocks: &'static [Block],
+    /// The invoke element's name.
+    invoke: &'static str,
+    /// The parameter element's name.
+    parameter: &'static str,
+    /// Tokens that may stand around an invoke inside a block, skipped (Step-3's per-call ones).
+    separators: &'static [&'static str],
+    /// The parameter's `string` attribute types its value (`"false"`: JSON), as DSML's does.
+    string_attribute: bool,
+}
+
+/// MiniMax-M2 (also M2.1, M2.5): `<minimax:tool_call>`.
+pub(crate) const MINIMAX_M2: Markers = Markers {
+    dialect: Dialect::MinimaxM2,
+    blocks: &[Block {
+        open: "minimax:tool_call",
+        probe: "<minimax:tool_call",
+        close: "minimax:tool_call",
+        close_is_end_tag: true,
+    }],
+    invoke: "invoke",
+    parameter: "parameter",
+    separators: &[],
+    string_attribute: false,
+};
+
+/// Anthropic's `<function_calls>` (Claude's text form of tool use).
+pub(crate) const ANTHROPIC: Markers = Markers {
+    dialect: Dialect::Anthropic,
+    blocks: &[Block {
+        open: "function_calls",
+        probe: "<function_calls",
+        close: "function_calls",
+        close_is_end_tag: true,
+    }],
+    invoke: "invoke",
+    parameter: "parameter",
+    separators: &[],
+    string_attribute: false,
+};
+
+/// DeepSeek's DSML (V3.2 `function_calls`, later `tool_calls`); `｜` is U+FF5C.
+pub(crate) const DEEPSEEK_DSML: Markers = Markers {
+    dialect: Dialect::DeepseekDsml,
+    blocks: &[
+        Block {
+            open: "｜DSML｜function_calls",
+            probe: "<｜DSML｜function_calls",
+            close: "｜DSML｜function_calls",
+            close_is_end_tag: true,
+        },
+        Block {
+            open: "｜DSML｜tool_calls",
+            probe: "<｜DSML｜tool_calls",
+            close: "｜DSML｜tool_calls",
+            close_is_end_tag: true,
+        },
+    ],
+    invoke: "｜DSML｜invoke",
+    parameter: "｜DSML｜parameter",
+    separators: &[],
+    string_attribute: true,
+};
+
+/// Step-3: steptml invokes inside its call-section tokens.
+pub(crate) const STEP3: Markers = Markers {
+    dialect: Dialect::Step3,
+    blocks: &[Block {
+        open: "｜tool_calls_begin｜",
+        probe: "<｜tool_calls_begin｜",
+        close: "｜tool_calls_end｜",
+        close_is_end_tag: false,
+    }],
+    invoke: "steptml:invoke",
+    parameter: "steptml:parameter",
+    separators: &[
+        "<｜tool_call_begin｜>",
+        "function<｜tool_sep｜>",
+        "<｜tool_sep｜>",
+        "<｜tool_call_end｜>",
+    ],
+    string_attribute: false,
+};
+
+/// The grammar's state; each variant holds what it needs.
+#[derive(Debug, Default)]
+enum State {
+    /// Between calls.
+    #[default]
+    Prose,
+    /// A block's opener at `at..end`: blanks and separators, then `<invoke name=…>` begins a
+    /// call; anything else leaves the opener as prose.
+    Opened { at: usize, end: usize, block: usize },
+    /// Inside an invoke, between parameters.
+    Invoke { call: Box<Call> },
+    /// Inside a parameter's value.
+    Value { call: Box<Call>, param: Param },
+    /// A close tag inside a value: structural or text, as what follows decides.
+    Closing(Closing),
+    /// In a block after a call: blanks and separators were looked at up to `scanned`; another
+    /// invoke is the next call, the block's close ends the block, anything else is prose.
+    InBlock { block: usize, scanned: usize },
+    /// After an error: read to the call's end.
+    Skip { call: Box<Call> },
+}
+
+/// A close tag met inside a value, waiting for what follows it.
+#[derive(Debug)]
+struct Closing {
+    call: Box<Call>,
+    param: Param,
+    /// The close tag's bytes.
+    close: Range<usize>,
+    kind: Close,
+    /// Blanks after it were scanned up to here.
+    scanned: usize,
+}
+
+/// Which close tag a value met.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Close {
+    Parameter,
+    Invoke,
+    Block,
+}
+
+/// What a tag is in this dialect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    BlockOpen(usize),
+    BlockClose,
+    Invoke,
+    InvokeEnd,
+    Parameter,
+    ParameterEnd,
+    Other,
+}
+
+/// A call being read.
+#[derive(Debug)]
+struct Call {
+    core: CallCore,
+    /// The block it stands in.
+    block: usize,
+    args: Vec<(RawArgument, Option<Value>)>,
+    /// Where each argument name is in `args`.
+    by_name: HashMap<String, usize>,
+}
+
+/// A parameter being read.
+#[derive(Debug)]
+struct Param {
+    value: RawValue,
+    /// The `string` attribute, where the dialect reads it.
+    string: Option<bool>,
+}
+
+/// The invoke grammar.
+#[derive(Debug)]
+pub(crate) struct Invoke {
+    asm: Assembler,
+    lexer: Lexer,
+    markers: &'static Markers,
+    /// Absolute offset of the next byte to read.
+    pos: usize,
+    state: State,
+    finders: Finders,
+    probes: Vec<&'static str>,
+}
+
+impl Grammar for Invoke {
+    fn run(&mut self, w: &str, base: usize, is_final: bool, out: &mut Vec<StreamEvent>) -> usize {
+        let inp = Input { w, base, is_final };
+        loop {
+            let (next, flow) = match std::mem::take(&mut self.state) {
+                State::Prose => self.prose(inp, out),
+                State::Opened { at, end, block } => self.opened(inp, at, end, block, out),
+                State::Invoke { call } => self.invoke(inp, call, out),
+                State::Value { call, param } => self.value(inp, call, param, out),
+                State::Closing(closing) => self.closing(inp, closing, out),
+                State::InBlock { block, scanned } => self.in_block(inp, block, scanned, out),
+                State::Skip { call } => self.skip(inp, call, out),
+            };
+            self.state = next;
+            if flow == Flow::Stop {
+                break;
+            }
+        }
+        if is_final {
+            self.finish(inp, out);
+        }
+        self.flush_delta(out);
+        self.keep_from()
+    }
+
+    fn assembler(&mut self) -> &mut Assembler {
+        &mut self.asm
+    }
+
+    fn start_at(&mut self, at: usize) {
+        self.pos = at;
+        self.asm.prose_start = at;
+    }
+}
+
+impl Invoke {
+    pub(crate) fn new(opts: ParseOptions, progress: bool, markers: &'static Markers) -> Self {
+        Invoke {
+            asm: Assembler::new(opts, markers.dialect, progress),
+            lexer: Lexer::default(),
+            markers,
+            pos: 0,
+            state: State::Prose,
+            finders: Finders::default(),
+            probes: markers.blocks.iter().map(|b| b.probe).collect(),
+        }
+    }
+
+    /// The first absolute offset still needed: a call's source from its start (for snippets),
+    /// else the prose not yet emitted.
+    fn keep_from(&self) -> usize {
+        let from = match &self.state {
+            State::Prose | State::InBlock { .. } => self.pos,
+            State::Opened { at, .. } => *at,
+            State::Invoke { call } | State::Value { call, .. } | State::Skip { call } => {
+                call.core.start
+            }
+            State::Closing(c) => c.call.core.start,
+        };
+        from.min(self.asm.prose_start)
+    }
+
+    // ----- what a tag is ----------------------------------------------------------------------
+
+    fn kind(&self, lexeme: &Lexeme<'_>) -> Kind {
+        let m = self.markers;
+        match lexeme {
+            Lexeme::StartTag(tag) if tag.value.is_none() && !tag.self_closing => {
+                if tag.name == m.invoke {
+                    return Kind::Invoke;
+                }
+                if tag.name == m.parameter {
+                    return Kind::Parameter;
+                }
+                if tag.attributes.is_empty() {
+                    if let Some(i) = m.blocks.iter().position(|b| b.open == tag.name) {
+                        return Kind::BlockOpen(i);
+                    }
+                    if m.blocks
+                        .iter()
+                        .any(|b| !b.close_is_end_tag && b.close == tag.name)
+                    {
+                        return Kind::BlockClose;
+                    }
+                }
+                Kind::Other
+            }
+            Lexeme::EndTag(name) => {
+                if *name == m.invoke {
+                    Kind::InvokeEnd
+                } else if *name == m.parameter {
+                    Kind::ParameterEnd
+                } else if m
+                    .blocks
+                    .iter()
+                    .any(|b| b.close_is_end_tag && b.close == *name)
+                {
+                    Kind::BlockClose
+                } else {
+                    Kind::Other
+                }
+            }
+            _ => Kind::Other,
+        }
+    }
+
+    /// The `name` attribute of a tag, trimmed (`None` when it has none).
+    fn name_attribute(tag: &Tag<'_>) -> Option<String> {
+        decode_attributes(tag.attributes)
+            .into_iter()
+            .find(|(k, _)| k == "name")
+            .map(|(_, v)| v.trim().to_owned())
+    }
+
+    // ----- prose ------------------------------------------------------------------------------
+
+    fn prose(&mut self, inp: Input<'_>, out: &mut Vec<StreamEvent>) -> (State, Flow) {
+        let bytes = inp.bytes();
+        loop {
+            let rel = self.pos - inp.base;
+            let Some(i) = memchr(b'<', &bytes[rel..]) else {
+                self.pos = inp.end();
+                self.asm.emit_prose(inp.w, inp.base, self.pos, out);
+                return (State::Prose, Flow::Stop);
+            };
+            let at = rel + i;
+            let abs = inp.base + at;
+            match literal_at(&bytes[at..], &self.probes, inp.is_final) {
+                Literal::No => {
+                    self.pos = abs + 1;
+                    continue;
+                }
+                Literal::NeedMore => return self.hold_prose(inp, abs, out),
+                Literal::Is(_) => {}
+            }
+            let Some((lexeme, n)) = self.lexer.next_raw(inp.w, at, inp.base, inp.is_final) else {
+                return self.hold_prose(inp, abs, out);
+            };
+            match self.kind(&lexeme) {
+                Kind::BlockOpen(block) => {
+                    self.pos = abs + n;
+                    return (
+                        State::Opened {
+                            at: abs,
+                            end: abs + n,
+                            block,
+                        },
+                        Flow::Again,
+                    );
+                }
+                _ => self.pos = abs + 1,
+            }
+        }
+    }
+
+    /// Stops before the `<` at `at`, which may still begin a marker: the prose before it is
+    /// certain.
+    fn hold_prose(
+        &mut self,
+        inp: Input<'_>,
+        at: usize,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        self.pos = at;
+        self.asm.emit_prose(inp.w, inp.base, at, out);
+        (State::Prose, Flow::Stop)
+    }
+
+    fn new_call(&self, start: usize, tag_end: usize, block: usize) -> Box<Call> {
+        Box::new(Call {
+            core: CallCore::new(self.asm.next_index(), start, tag_end),
+            block,
+            args: Vec::new(),
+            by_name: HashMap::new(),
+        })
+    }
+
+    /// After the block's opener: `<invoke name=…>` begins the call.
+    fn opened(
+        &mut self,
+        inp: Input<'_>,
+        at: usize,
+        end: usize,
+        block: usize,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        let wait = (State::Opened { at, end, block }, Flow::Stop);
+        let not_a_call = |this: &mut Self| {
+            this.pos = end;
+            this.lexer.reset();
+            (State::Prose, Flow::Again)
+        };
+        // Blanks and separators, each looked at once.
+        let tag_at = loop {
+            let Some(next) = non_blank(inp, self.pos) else {
+                self.pos = inp.end();
+                return if inp.is_final { not_a_call(self) } else { wait };
+            };
+            self.pos = next;
+            match literal_at(inp.from(next), self.markers.separators, inp.is_final) {
+                Literal::Is(i) => self.pos += self.markers.separators[i].len(),
+                Literal::NeedMore => return wait,
+                Literal::No => break next,
+            }
+        };
+        if inp.from(tag_at)[0] != b'<' {
+            return not_a_call(self);
+        }
+        let Some((lexeme, n)) =
+            self.lexer
+                .next_raw(inp.w, tag_at - inp.base, inp.base, inp.is_final)
+        else {
+            return wait;
+        };
+        let Lexeme::StartTag(tag) = &lexeme else {
+            return not_a_call(self);
+        };
+        if self.kind(&lexeme) != Kind::Invoke {
+            return not_a_call(self);
+        }
+        let name = Self::name_attribute(tag);
+        if name.as_deref().is_some_and(is_placeholder)
+            || !self.asm.may_begin_call(inp.w, inp.base, at, out)
+        {
+            return not_a_call(self);
+        }
+        let call = self.new_call(at, tag_at + n, block);
+        self.pos = tag_at + n;
+        self.begin(inp, call, name, tag_at, out)
+    }
+
+    /// Begins a call whose invoke tag (at `tag_at`) names `name`.
+    fn begin(
+        &mut self,
+        inp: Input<'_>,
+        mut call: Box<Call>,
+        name: Option<String>,
+        tag_at: usize,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        self.asm.begin_call(inp.w, inp.base, &call.core, out);
+        match name {
+            Some(name) if is_valid_name(&name) => {
+                call.core.tool_name = Some(name);
+                self.asm.tool_name_known(&call.core, out);
+                (State::Invoke { call }, Flow::Again)
+            }
+            Some(name) if !name.is_empty() => {
+                let msg = format!(
+                    "`{}` is not a valid tool name",
+                    crate::error::snippet(&name)
+                );
+                self.asm.error(
+                    inp.w,
+                    inp.base,
+                    &mut call.core,
+                    ErrorKind::InvalidToolName,
+                    msg,
+                    tag_at,
+                );
+                (State::Skip { call }, Flow::Again)
+            }
+            _ => {
+                let msg = format!(
+                    "the <{}> tag has no name=\"…\" naming the tool",
+                    self.markers.invoke
+                );
+                self.asm.error(
+                    inp.w,
+                    inp.base,
+                    &mut call.core,
+                    ErrorKind::MissingToolName,
+                    msg,
+                    tag_at,
+                );
+                (State::Skip { call }, Flow::Again)
+            }
+        }
+    }
+
+    // ----- inside an invoke -------------------------------------------------------------------
+
+    fn invoke(
+        &mut self,
+        inp: Input<'_>,
+        mut call: Box<Call>,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        if self.asm.call_too_long(&call.core, self.pos) {
+            self.asm.fail_too_long(inp.w, inp.base, &mut call.core);
+            return (State::Skip { call }, Flow::Again);
+        }
+        let Some(abs) = non_blank(inp, self.pos) else {
+            self.pos = inp.end();
+            return (State::Invoke { call }, Flow::Stop);
+        };
+        self.pos = abs;
+        if inp.from(abs)[0] != b'<' {
+            let msg = format!(
+                "text is not allowed directly inside <{}>; only parameters are",
+                self.markers.invoke
+            );
+            self.asm.error(
+                inp.w,
+                inp.base,
+                &mut call.core,
+                ErrorKind::UnexpectedText,
+                msg,
+                abs,
+            );
+            return (State::Skip { call }, Flow::Again);
+        }
+        let Some((lexeme, n)) = self
+            .lexer
+            .next_raw(inp.w, abs - inp.base, inp.base, inp.is_final)
+        else {
+            return (State::Invoke { call }, Flow::Stop);
+        };
+        match (self.kind(&lexeme), &lexeme) {
+            (Kind::Parameter, Lexeme::StartTag(tag)) => {
+                self.pos = abs + n;
+                let string = self.string_attribute(tag);
+                match Self::name_attribute(tag).filter(|n| !n.is_empty()) {
+                    Some(name) => {
+                        match self.open_parameter(inp, &mut call, &name, string, abs, abs + n) {
+                            Some(param) => (State::Value { call, param }, Flow::Again),
+                            None => (State::Skip { call }, Flow::Again),
+                        }
+                    }
+                    None => {
+                        let msg = format!(
+                            "the <{}> tag has no name=\"…\" naming the argument",
+                            self.markers.parameter
+                        );
+                        self.asm.error(
+                            inp.w,
+                            inp.base,
+                            &mut call.core,
+                            ErrorKind::UnexpectedElement,
+                            msg,
+                            abs,
+                        );
+                        (State::Skip { call }, Flow::Again)
+                    }
+                }
+            }
+            (Kind::InvokeEnd, _) => {
+                self.pos = abs + n;
+                let block = call.block;
+                self.end_call(inp, call, abs + n, out);
+                (
+                    State::InBlock {
+                        block,
+                        scanned: self.pos,
+                    },
+                    Flow::Again,
+                )
+            }
+            (Kind::BlockClose, _) => {
+                self.asm.repair(
+                    inp.w,
+                    inp.base,
+                    &mut call.core,
+                    RepairKind::MissingCallCloser,
+                    abs,
+                );
+                self.pos = abs + n;
+                self.end_call(inp, call, abs + n, out);
+                (State::Prose, Flow::Again)
+            }
+            (Kind::BlockOpen(_) | Kind::Invoke, _) => {
+                let next_in_block = self.kind(&lexeme) == Kind::Invoke;
+                self.interrupted(inp, call, abs, next_in_block, out)
+            }
+            _ => {
+                let msg = format!(
+                    "only <{} name=\"…\"> or </{}> may stand inside <{}>",
+                    self.markers.parameter, self.markers.invoke, self.markers.invoke
+                );
+                self.asm.error(
+                    inp.w,
+                    inp.base,
+                    &mut call.core,
+                    ErrorKind::UnexpectedElement,
+                    msg,
+                    abs,
+                );
+                (State::Skip { call }, Flow::Again)
+            }
+        }
+    }
+
+    /// The `string` attribute of a parameter tag, where the dialect reads one.
+    fn string_attribute(&self, tag: &Tag<'_>) -> Option<bool> {
+        if !self.markers.string_attribute {
+            return None;
+        }
+        decode_attributes(tag.attributes)
+            .into_iter()
+            .find(|(k, _)| k == "string")
+            .and_then(|(_, v)| match v.trim() {
+                "true" => Some(true),
+                "false" => Some(false),
+                _ => None,
+            })
+    }
+
+    /// A new call begins at `at` inside this one: this one is unterminated. The new one is read
+    /// as the block's next call (`next_in_block`: an invoke) or from prose (a block opener).
+    fn interrupted(
+        &mut self,
+        inp: Input<'_>,
+        mut call: Box<Call>,
+        at: usize,
+        next_in_block: bool,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        let partial = self.partial(&call);
+        let message = format!(
+            "a new call began before </{}> closed this one",
+            self.markers.invoke
+        );
+        self.asm
+            .unterminated(inp.w, inp.base, &mut call.core, &message, at, partial);
+        let block = call.block;
+        self.asm.finish_call(
+            inp.w,
+            inp.base,
+            call.core,
+            Arguments::Raw(Vec::new()),
+            at,
+            out,
+        );
+        self.asm.prose_start = at;
+        self.pos = at;
+        self.lexer.reset();
+        if next_in_block {
+            (State::InBlock { block, scanned: at }, Flow::Again)
+        } else {
+            (State::Prose, Flow::Again)
+        }
+    }
+
+    /// Begins the parameter `name` whose tag spans `at..end`; `None` after an error.
+    fn open_parameter(
+        &mut self,
+        inp: Input<'_>,
+        call: &mut Call,
+        name: &str,
+        string: Option<bool>,
+        at: usize,
+        end: usize,
+    ) -> Option<Param> {
+        call.core.elements += 1;
+        if call.core.elements > self.asm.opts.limits.max_elements {
+            let msg = format!(
+                "the call has more than {} parameters",
+                self.asm.opts.limits.max_elements
+            );
+            self.asm.limit_error(
+                inp.w,
+                inp.base,
+                &mut call.core,
+                crate::error::Limit::MaxElements,
+                msg,
+                at,
+            );
+            return None;
+        }
+        if call.core.has_argument(name) {
+            self.asm.repair(
+                inp.w,
+                inp.base,
+                &mut call.core,
+                RepairKind::DuplicateArgument,
+                at,
+            );
+        }
+        call.core.argument_started(name, at, end);
+        let name: Arc<str> = Arc::from(name);
+        if self.asm.emit_deltas {
+            call.core.delta_argument = Some(Arc::clone(&name));
+        }
+        Some(Param {
+            value: RawValue::new(name, true),
+            string,
+        })
+    }
+
+    /// Closes `param`: its value is complete.
+    fn close_parameter(&mut self, call: &mut Call, mut param: Param, out: &mut Vec<StreamEvent>) {
+        param.value.deliver(&self.asm, &mut call.core, true, out);
+        call.core.delta_argument = None;
+        let name = param.value.name.to_string();
+        let mut text = param.value.into_text();
+        let typed = match param.string {
+            Some(true) => Some(Value::String(std::mem::take(&mut text))),
+            Some(false) => arg_types::literal::parse_json(text.trim()).ok(),
+            None => None,
+        };
+        let encoding = if matches!(param.string, Some(false)) && typed.is_some() {
+            Encoding::Json
+        } else {
+            Encoding::Raw
+        };
+        let arg = (RawArgument { name, text }, typed);
+        match call.by_name.get(&arg.0.name) {
+            Some(&i) => call.args[i] = arg,
+            None => {
+                call.core.encodings.push(ArgumentEncoding {
+                    argument: arg.0.name.clone(),
+                    encoding,
+                });
+                call.by_name.insert(arg.0.name.clone(), call.args.len());
+                call.args.push(arg);
+            }
+        }
+    }
+
+    fn flush_delta(&mut self, out: &mut Vec<StreamEvent>) {
+        if let State::Value { call, param } = &mut self.state {
+            param.value.deliver(&self.asm, &mut call.core, false, out);
+        }
+    }
+
+    /// The name of a parameter tag that really begins the next parameter inside a value: at the
+    /// start of a line, named, a name not given yet and, when the tool's schema is known, one it
+    /// has. Anything else is text of the value (docs/FORMAT.md §9.1 rule 3).
+    fn next_parameter_tag(&self, call: &Call, param: &Param, tag: &Tag<'_>) -> Option<String> {
+        if !param.value.at_line_start() {
+            return None;
+        }
+        let name = Self::name_attribute(tag).filter(|n| !n.is_empty())?;
+        if *param.value.name == *name || call.core.has_argument(&name) {
+            return None;
+        }
+        let known = match (&self.asm.opts.schemas, &call.core.tool_name) {
+            (Some(schemas), Some(tool)) => match schemas.get(tool) {
+                Some(schema) => schema
+                    .get("properties")
+                    .and_then(|p| p.get(&name))
+                    .is_some(),
+                None => true,
+            },
+            _ => true,
+        };
+        known.then_some(name)
+    }
+
+    fn value(
+        &mut self,
+        inp: Input<'_>,
+        mut call: Box<Call>,
+        mut param: Param,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        match param.value.start(inp, self.pos) {
+            Some(n) => self.pos += n,
+            None => return (State::Value { call, param }, Flow::Stop),
+        }
+        loop {
+            if self.asm.call_too_long(&call.core, self.pos) {
+                self.asm.fail_too_long(inp.w, inp.base, &mut call.core);
+                return (State::Skip { call }, Flow::Again);
+            }
+            // The hot path: text up to the next `<` that can matter, in one piece.
+            let plain = param.value.plain_text(inp, self.pos, &self.finders, true);
+            let rel = self.pos - inp.base;
+            if plain > 0 {
+                if !self
+                    .asm
+                    .count_argument_bytes(inp.w, inp.base, &mut call.core, plain, self.pos)
+                {
+                    return (State::Skip { call }, Flow::Again);
+                }
+                param.value.text.push_str(&inp.w[rel..rel + plain]);
+                self.pos += plain;
+                continue;
+            }
+            if rel >= inp.w.len() {
+                return (State::Value { call, param }, Flow::Stop);
+            }
+            let Some((lexeme, n)) = self.lexer.next_raw(inp.w, rel, inp.base, inp.is_final) else {
+                return (State::Value { call, param }, Flow::Stop);
+            };
+            let abs = self.pos;
+            let closing = match (self.kind(&lexeme), &lexeme) {
+                (Kind::ParameterEnd, _) => Some(Close::Parameter),
+                (Kind::InvokeEnd, _) => Some(Close::Invoke),
+                (Kind::BlockClose, _) => Some(Close::Block),
+                (Kind::Parameter, Lexeme::StartTag(tag)) => {
+                    if let Some(name) = self.next_parameter_tag(&call, &param, tag) {
+                        let string = self.string_attribute(tag);
+                        self.asm.repair(
+                            inp.w,
+                            inp.base,
+                            &mut call.core,
+                            RepairKind::UnclosedParameter,
+                            abs,
+                        );
+                        self.close_parameter(&mut call, param, out);
+                        self.pos = abs + n;
+                        return match self.open_parameter(
+                            inp,
+                            &mut call,
+                            &name,
+                            string,
+                            abs,
+                            abs + n,
+                        ) {
+                            Some(param) => (State::Value { call, param }, Flow::Again),
+                            None => (State::Skip { call }, Flow::Again),
+                        };
+                    }
+                    None
+                }
+                _ => None,
+            };
+            if let Some(kind) = closing {
+                // At the start of a line, `</invoke>` and the block's close end the value at
+                // once; anywhere else a close tag waits for what follows.
+                let close = abs..abs + n;
+                self.pos = close.end;
+                if kind != Close::Parameter && param.value.at_line_start() {
+                    return self.close_structurally(inp, call, param, close, kind, out);
+                }
+                let scanned = close.end;
+                return (
+                    State::Closing(Closing {
+                        call,
+                        param,
+                        close,
+                        kind,
+                        scanned,
+                    }),
+                    Flow::Again,
+                );
+            }
+            if !self
+                .asm
+                .count_argument_bytes(inp.w, inp.base, &mut call.core, n, abs)
+            {
+                self.pos = abs + n;
+                return (State::Skip { call }, Flow::Again);
+            }
+            param.value.text.push_str(&inp.w[rel..rel + n]);
+            self.pos = abs + n;
+        }
+    }
+
+    /// A close tag inside a value: structural when the end of the input, or a parameter, the
+    /// invoke's close, the block's close, a separator or a new call follows (after blanks); text
+    /// otherwise.
+    fn closing(&mut self, inp: Input<'_>, c: Closing, out: &mut Vec<StreamEvent>) -> (State, Flow) {
+        let Closing {
+            mut call,
+            mut param,
+            close,
+            kind,
+            scanned,
+        } = c;
+        let next = non_blank(inp, scanned);
+        let wait = |call, param, scanned| {
+            (
+                State::Closing(Closing {
+                    call,
+                    param,
+                    close: close.clone(),
+                    kind,
+                    scanned,
+                }),
+                Flow::Stop,
+            )
+        };
+        let structural = match next {
+            None if inp.is_final => true,
+            None => return wait(call, param, inp.end()),
+            Some(at) => match literal_at(inp.from(at), self.markers.separators, inp.is_final) {
+                Literal::Is(_) => kind != Close::Block,
+                Literal::NeedMore => return wait(call, param, at),
+                Literal::No if inp.from(at)[0] != b'<' => false,
+                Literal::No => {
+                    let mut peek = self.lexer.clone();
+                    match peek.next_raw(inp.w, at - inp.base, inp.base, inp.is_final) {
+                        None => {
+                            self.lexer = peek;
+                            return wait(call, param, at);
+                        }
+                        Some((lexeme, _)) => matches!(
+                            (self.kind(&lexeme), kind),
+                            (Kind::BlockOpen(_) | Kind::Invoke, _)
+                                | (Kind::Parameter | Kind::InvokeEnd, Close::Parameter)
+                                | (Kind::BlockClose, Close::Parameter | Close::Invoke)
+                        ),
+                    }
+                }
+            },
+        };
+        self.lexer.reset();
+        if structural {
+            return self.close_structurally(inp, call, param, close, kind, out);
+        }
+        // Text of the value after all: the close tag, as written.
+        self.asm.repair(
+            inp.w,
+            inp.base,
+            &mut call.core,
+            RepairKind::CloseTagAsText,
+            close.start,
+        );
+        if !self
+            .asm
+            .count_argument_bytes(inp.w, inp.base, &mut call.core, close.len(), close.start)
+        {
+            return (State::Skip { call }, Flow::Again);
+        }
+        param
+            .value
+            .text
+            .push_str(&inp.w[close.start - inp.base..close.end - inp.base]);
+        self.pos = close.end;
+        (State::Value { call, param }, Flow::Again)
+    }
+
+    /// Ends the value at a close tag that is structural: `</parameter>` returns to the invoke;
+    /// `</invoke>` or the block's close also end the call, with the repairs they need.
+    fn close_structurally(
+        &mut self,
+        inp: Input<'_>,
+        mut call: Box<Call>,
+        param: Param,
+        close: Range<usize>,
+        kind: Close,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        if kind != Close::Parameter {
+            self.asm.repair(
+                inp.w,
+                inp.base,
+                &mut call.core,
+                RepairKind::UnclosedParameter,
+                close.start,
+            );
+        }
+        self.close_parameter(&mut call, param, out);
+        self.pos = close.end;
+        match kind {
+            Close::Parameter => (State::Invoke { call }, Flow::Again),
+            Close::Invoke => {
+                let block = call.block;
+                self.end_call(inp, call, close.end, out);
+                (
+                    State::InBlock {
+                        block,
+                        scanned: close.end,
+                    },
+                    Flow::Again,
+                )
+            }
+            Close::Block => {
+                self.asm.repair(
+                    inp.w,
+                    inp.base,
+                    &mut call.core,
+                    RepairKind::MissingCallCloser,
+                    close.start,
+                );
+                self.end_call(inp, call, close.end, out);
+                (State::Prose, Flow::Again)
+            }
+        }
+    }
+
+    // ----- after a call -----------------------------------------------------------------------
+
+    fn end_call(
+        &mut self,
+        inp: Input<'_>,
+        call: Box<Call>,
+        end: usize,
+        out: &mut Vec<StreamEvent>,
+    ) {
+        let Call { core, args, .. } = *call;
+        self.asm
+            .finish_call(inp.w, inp.base, core, arguments(args), end, out);
+        self.asm.prose_start = end;
+        self.lexer.reset();
+    }
+
+    fn in_block(
+        &mut self,
+        inp: Input<'_>,
+        block: usize,
+        scanned: usize,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        let wait = |scanned| (State::InBlock { block, scanned }, Flow::Stop);
+        let mut scanned = scanned;
+        let at = loop {
+            let Some(next) = non_blank(inp, scanned) else {
+                if inp.is_final {
+                    return (State::Prose, Flow::Again);
+                }
+                return wait(inp.end());
+            };
+            match literal_at(inp.from(next), self.markers.separators, inp.is_final) {
+                Literal::Is(i) => {
+                    // Separators are markup: they and the blanks before them are not prose.
+                    scanned = next + self.markers.separators[i].len();
+                    self.pos = scanned;
+                    self.asm.prose_start = scanned;
+                }
+                Literal::NeedMore => return wait(next),
+                Literal::No => break next,
+            }
+        };
+        if inp.from(at)[0] != b'<' {
+            return (State::Prose, Flow::Again);
+        }
+        let Some((lexeme, n)) = self
+            .lexer
+            .next_raw(inp.w, at - inp.base, inp.base, inp.is_final)
+        else {
+            return wait(at);
+        };
+        match (self.kind(&lexeme), &lexeme) {
+            (Kind::BlockClose, _) => {
+                self.pos = at + n;
+                self.asm.prose_start = at + n;
+                (State::Prose, Flow::Again)
+            }
+            (Kind::Invoke, Lexeme::StartTag(tag)) => {
+                let name = Self::name_attribute(tag);
+                if name.as_deref().is_some_and(is_placeholder)
+                    || !self.asm.may_begin_call(inp.w, inp.base, at, out)
+                {
+                    self.lexer.reset();
+                    return (State::Prose, Flow::Again);
+                }
+                // Another call in the same block; the blanks before it are the block's layout.
+                self.asm.prose_start = at;
+                let call = self.new_call(at, at + n, block);
+                self.pos = at + n;
+                self.begin(inp, call, name, at, out)
+            }
+            _ => {
+                self.lexer.reset();
+                (State::Prose, Flow::Again)
+            }
+        }
+    }
+
+    /// After an error: the call ends at `</invoke>`, at the block's close, or where a new block
+    /// begins.
+    fn skip(
+        &mut self,
+        inp: Input<'_>,
+        mut call: Box<Call>,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        loop {
+            let rel = self.pos - inp.base;
+            let Some((lexeme, n)) = self.lexer.next_raw(inp.w, rel, inp.base, inp.is_final) else {
+                complete_snippet(inp.w, inp.base, &mut call.core, self.pos, None);
+                return (State::Skip { call }, Flow::Stop);
+            };
+            let abs = self.pos;
+            self.pos += n;
+            match self.kind(&lexeme) {
+                Kind::InvokeEnd => {
+                    let block = call.block;
+                    self.end_call(inp, call, abs + n, out);
+                    return (
+                        State::InBlock {
+                            block,
+                            scanned: self.pos,
+                        },
+                        Flow::Again,
+                    );
+                }
+                Kind::BlockClose => {
+                    self.end_call(inp, call, abs + n, out);
+                    return (State::Prose, Flow::Again);
+                }
+                Kind::BlockOpen(_) => {
+                    self.pos = abs;
+                    self.end_call(inp, call, abs, out);
+                    return (State::Prose, Flow::Again);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Ends the input: an open call is unterminated; prose is emitted.
+    fn finish(&mut self, inp: Input<'_>, out: &mut Vec<StreamEvent>) {
+        let end = inp.end();
+        let call = match std::mem::take(&mut self.state) {
+            State::Invoke { call } | State::Skip { call } => Some(call),
+            State::Value { mut call, .. } | State::Closing(Closing { mut call, .. }) => {
+                // The value is not complete: only the parameters before it are.
+                call.core.delta.clear();
+                Some(call)
+            }
+            State::Prose | State::Opened { .. } | State::InBlock { .. } => None,
+        };
+        if let Some(mut call) = call {
+            let partial = self.partial(&call);
+            let message = format!(
+                "the input ended before </{}> closed the call",
+                self.markers.invoke
+            );
+            self.asm
+                .unterminated(inp.w, inp.base, &mut call.core, &message, end, partial);
+            self.end_call(inp, call, end, out);
+        }
+        self.pos = end;
+        self.asm.emit_prose(inp.w, inp.base, end, out);
+    }
+
+    /// The arguments a call had completed, typed, as JSON.
+    fn partial(&self, call: &Call) -> Option<serde_json::Value> {
+        Some(self.asm.partial_typed(&call.core, &call.args))
+    }
+}
+
+/// A call's arguments for the assembler: typed by the schema, except those the dialect typed.
+fn arguments(args: Vec<(RawArgument, Option<Value>)>) -> Arguments {
+    if args.iter().all(|(_, v)| v.is_none()) {
+        Arguments::Raw(args.into_iter().map(|(a, _)| a).collect())
+    } else {
+        Arguments::Typed(args)
+    }
+}

@@ -1,0 +1,784 @@
+//! Kimi-K3: elements written with special tokens instead of tags, docs/FORMAT.md §9.6.
+//!
+//! ```text
+//! <|open|>call tool="get_weather" index="1"<|sep|>
+//! <|open|>argument key="city" type="string"<|sep|>Paris<|close|>argument<|sep|>
+//! <|close|>call<|sep|>
+//! ```
+//!
+//! `<|open|>NAME ATTRS<|sep|>` opens an element and `<|close|>NAME<|sep|>` closes it. These are
+//! not XML tags (to the lexer `<|` is a literal `<`), so the grammar finds them itself with
+//! `memchr`/`memmem`. Values are raw text as in the Qwen3-Coder family (one layout newline each
+//! side dropped, a close marker inside a value structural only when what follows it is); the
+//! `type` attribute types them, the tool's schema where it says nothing usable.
+//!
+//! ```text
+//!  Prose ──<|open|>call …<|sep|>──► Call ◄───────────────────────────────┐
+//!                                    │ <|open|>argument …<|sep|>          │ <|close|>argument<|sep|>
+//!                                    ▼                                     │ (structural)
+//!         Prose ◄──<|close|>call──  Value ──<|close|>…<|sep|>──► Closing ──┘
+//! ```
+
+use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
+use crate::call::{ArgumentEncoding, Encoding, RepairKind};
+use crate::dialect::scan::{Flow, Input, RawValue, is_blank, non_blank};
+use crate::dialect::{Dialect, Grammar};
+use crate::error::{ErrorKind, Limit};
+use crate::event::StreamEvent;
+use crate::names::{is_placeholder, is_valid_name};
+use crate::options::ParseOptions;
+use arg_types::Value;
+use memchr::{memchr, memmem};
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+const OPEN: &str = "<|open|>";
+const CLOSE: &str = "<|close|>";
+const SEP: &str = "<|sep|>";
+const CALL: &str = "call";
+const ARGUMENT: &str = "argument";
+const CALL_PROBE: &str = "<|open|>call";
+
+/// Longest marker (from `<|` to the end of its `<|sep|>`); a longer one is text.
+const MAX_MARKER_BYTES: usize = 1024;
+
+/// A marker: `<|open|>NAME ATTRS<|sep|>` or `<|close|>NAME<|sep|>`. Slices borrow the window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mark<'w> {
+    Open { name: &'w str, attributes: &'w str },
+    Close(&'w str),
+}
+
+/// What the bytes at a `<` are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Marked<'w> {
+    /// A marker and its length.
+    Mark(Mark<'w>, usize),
+    /// No marker: a `<` of text.
+    Text,
+    /// The window ends before it can tell.
+    NeedMore,
+}
+
+/// The marker scanner: where the search for a marker's `<|sep|>` stopped, so a long one is
+/// scanned once however it is chunked.
+#[derive(Debug)]
+struct Marks {
+    sep: memmem::Finder<'static>,
+    /// A marker at this absolute offset had no `<|sep|>` before the second offset.
+    resume: Option<(usize, usize)>,
+}
+
+impl Default for Marks {
+    fn default() -> Self {
+        Marks {
+            sep: memmem::Finder::new(SEP.as_bytes()),
+            resume: None,
+        }
+    }
+}
+
+impl Marks {
+    /// Reads the marker at absolute `at` (a `<`).
+    fn at<'w>(&mut self, inp: Input<'w>, at: usize) -> Marked<'w> {
+        let s = inp.from(at);
+        let (head, open) = if s.starts_with(OPEN.as_bytes()) {
+            (OPEN.len(), true)
+        } else if s.starts_with(CLOSE.as_bytes()) {
+            (CLOSE.len(), false)
+        } else if !inp.is_final
+            && (OPEN.as_bytes().starts_with(s) || CLOSE.as_bytes().starts_with(s))
+        {
+            return Marked::NeedMore;
+        } else {
+            return Marked::Text;
+        };
+        let from = match self.resume {
+            Some((a, to)) if a == at => to,
+            _ => at + head,
+        };
+        let limit = inp.end().min(at + MAX_MARKER_BYTES);
+        let window = &inp.w.as_bytes()[from - inp.base..limit - inp.base];
+        let Some(i) = self.sep.find(window) else {
+            if limit < at + MAX_MARKER_BYTES && !inp.is_final {
+                let to = limit.saturating_sub(SEP.len() - 1).max(from);
+                self.resume = Some((at, to));
+                return Marked::NeedMore;
+            }
+            self.resume = None;
+            return Marked::Text;
+        };
+        self.resume = None;
+        let sep_at = from + i;
+        let inner = &inp.w[at - inp.base + head..sep_at - inp.base];
+        let len = sep_at + SEP.len() - at;
+        let n = inner
+            .bytes()
+            .position(|b| !(b.is_ascii_alphanumeric() || b == b'_'))
+            .unwrap_or(inner.len());
+        let (name, rest) = inner.split_at(n);
+        if name.is_empty() {
+            return Marked::Text;
+        }
+        if open {
+            let attributes = rest.trim_matches(|c: char| c.is_ascii() && is_blank(c as u8));
+            if !rest.is_empty() && !rest.starts_with(|c: char| c.is_ascii() && is_blank(c as u8)) {
+                return Marked::Text;
+            }
+            if attributes_of(attributes).is_none() {
+                return Marked::Text;
+            }
+            Marked::Mark(Mark::Open { name, attributes }, len)
+        } else if rest.is_empty() {
+            Marked::Mark(Mark::Close(name), len)
+        } else {
+            Marked::Text
+        }
+    }
+}
+
+/// `name="value"` pairs (or single-quoted), separated by blanks; `None` when malformed.
+fn attributes_of(s: &str) -> Option<Vec<(&str, &str)>> {
+    let mut out = Vec::new();
+    let mut rest = s;
+    loop {
+        rest = rest.trim_start_matches([' ', '\t', '\n', '\r']);
+        if rest.is_empty() {
+            return Some(out);
+        }
+        let n = rest
+            .bytes()
+            .position(|b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'-'))
+            .unwrap_or(rest.len());
+        if n == 0 {
+            return None;
+        }
+        let name = &rest[..n];
+        rest = rest[n..].trim_start_matches([' ', '\t']);
+        rest = rest.strip_prefix('=')?.trim_start_matches([' ', '\t']);
+        let q = rest.chars().next().filter(|&c| c == '"' || c == '\'')?;
+        let close = rest[1..].find(q)?;
+        out.push((name, &rest[1..1 + close]));
+        rest = &rest[close + 2..];
+        if !rest.is_empty() && !rest.starts_with([' ', '\t', '\n', '\r']) {
+            return None;
+        }
+    }
+}
+
+/// The value of attribute `name`, trimmed.
+fn attribute<'a>(attributes: &'a str, name: &str) -> Option<&'a str> {
+    attributes_of(attributes)?
+        .into_iter()
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.trim())
+}
+
+/// The grammar's state; each variant holds what it needs.
+#[derive(Debug, Default)]
+enum State {
+    #[default]
+    Prose,
+    /// Inside a call, between arguments.
+    Call { call: Box<Call> },
+    /// Inside an argument's value.
+    Value { call: Box<Call>, param: Param },
+    /// A close marker inside a value: structural or text, as what follows decides.
+    Closing(Closing),
+    /// After an error: read to the call's end.
+    Skip { call: Box<Call> },
+}
+
+/// A close marker met inside a value, waiting for what follows it.
+#[derive(Debug)]
+struct Closing {
+    call: Box<Call>,
+    param: Param,
+    close: Range<usize>,
+    kind: Close,
+    scanned: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Close {
+    Argument,
+    Call,
+}
+
+#[derive(Debug)]
+struct Call {
+    core: CallCore,
+    args: Vec<(RawArgument, Option<Value>)>,
+    by_name: HashMap<String, usize>,
+}
+
+#[derive(Debug)]
+struct Param {
+    value: RawValue,
+    /// The `type` attribute, when it names one.
+    ty: Option<String>,
+}
+
+/// The Kimi-K3 grammar.
+#[derive(Debug)]
+pub(crate) struct KimiK3 {
+    asm: Assembler,
+    marks: Marks,
+    pos: usize,
+    state: State,
+    close: memmem::Finder<'static>,
+}
+
+impl Grammar for KimiK3 {
+    fn run(&mut self, w: &str, base: usize, is_final: bool, out: &mut Vec<StreamEvent>) -> usize {
+        let inp = Input { w, base, is_final };
+        loop {
+            let (next, flow) = match std::mem::take(&mut self.state) {
+                State::Prose => self.prose(inp, out),
+                State::Call { call } => self.call(inp, call, out),
+                State::Value { call, param } => self.value(inp, call, param, out),
+                State::Closing(c) => self.closing(inp, c, out),
+                State::Skip { call } => self.skip(inp, call, out),
+            };
+            self.state = next;
+            if flow == Flow::Stop {
+                break;
+            }
+        }
+        if is_final {
+            self.finish(inp, out);
+        }
+        if let State::Value { call, param } = &mut self.state {
+            param.value.deliver(&self.asm, &mut call.core, false, out);
+        }
+        let from = match &self.state {
+            State::Prose => self.pos,
+            State::Call { call } | State::Value { call, .. } | State::Skip { call } => {
+                call.core.start
+            }
+            State::Closing(c) => c.call.core.start,
+        };
+        from.min(self.asm.prose_start)
+    }
+
+    fn assembler(&mut self) -> &mut Assembler {
+        &mut self.asm
+    }
+
+    fn start_at(&mut self, at: usize) {
+        self.pos = at;
+        self.asm.prose_start = at;
+    }
+}
+
+impl KimiK3 {
+    pub(crate) fn new(opts: ParseOptions, progress: bool) -> Self {
+        KimiK3 {
+            asm: Assembler::new(opts, Dialect::KimiK3, progress),
+            marks: Marks::default(),
+            pos: 0,
+            state: State::Prose,
+            close: memmem::Finder::new(CLOSE.as_bytes()),
+        }
+    }
+
+    fn error(&mut self, inp: Input<'_>, call: &mut Call, kind: ErrorKind, msg: String, at: usize) {
+        self.asm
+            .error(inp.w, inp.base, &mut call.core, kind, msg, at);
+    }
+
+    // ----- prose ------------------------------------------------------------------------------
+
+    fn prose(&mut self, inp: Input<'_>, out: &mut Vec<StreamEvent>) -> (State, Flow) {
+        let bytes = inp.bytes();
+        loop {
+            let rel = self.pos - inp.base;
+            let Some(i) = memchr(b'<', &bytes[rel..]) else {
+                self.pos = inp.end();
+                self.asm.emit_prose(inp.w, inp.base, self.pos, out);
+                return (State::Prose, Flow::Stop);
+            };
+            let at = inp.base + rel + i;
+            let s = inp.from(at);
+            let n = s.len().min(CALL_PROBE.len());
+            if s[..n] != CALL_PROBE.as_bytes()[..n] {
+                self.pos = at + 1;
+                continue;
+            }
+            let marked = if n < CALL_PROBE.len() {
+                if inp.is_final {
+                    Marked::Text
+                } else {
+                    Marked::NeedMore
+                }
+            } else {
+                self.marks.at(inp, at)
+            };
+            let (attributes, len) = match marked {
+                Marked::NeedMore => {
+                    self.pos = at;
+                    self.asm.emit_prose(inp.w, inp.base, at, out);
+                    return (State::Prose, Flow::Stop);
+                }
+                Marked::Mark(
+                    Mark::Open {
+                        name: CALL,
+                        attributes,
+                    },
+                    len,
+                ) => (attributes, len),
+                _ => {
+                    self.pos = at + 1;
+                    continue;
+                }
+            };
+            let name = attribute(attributes, "tool");
+            if name.is_some_and(is_placeholder)
+                || !self.asm.may_begin_call(inp.w, inp.base, at, out)
+            {
+                self.pos = at + 1;
+                continue;
+            }
+            let mut call = Box::new(Call {
+                core: CallCore::new(self.asm.next_index(), at, at + len),
+                args: Vec::new(),
+                by_name: HashMap::new(),
+            });
+            self.asm.begin_call(inp.w, inp.base, &call.core, out);
+            self.pos = at + len;
+            return match name {
+                Some(name) if is_valid_name(name) => {
+                    call.core.tool_name = Some(name.to_owned());
+                    self.asm.tool_name_known(&call.core, out);
+                    (State::Call { call }, Flow::Again)
+                }
+                Some(name) if !name.is_empty() => {
+                    let msg = format!("`{}` is not a valid tool name", crate::error::snippet(name));
+                    self.error(inp, &mut call, ErrorKind::InvalidToolName, msg, at);
+                    (State::Skip { call }, Flow::Again)
+                }
+                _ => {
+                    let msg = "the call marker has no tool=\"…\" naming the tool".to_owned();
+                    self.error(inp, &mut call, ErrorKind::MissingToolName, msg, at);
+                    (State::Skip { call }, Flow::Again)
+                }
+            };
+        }
+    }
+
+    // ----- inside a call ----------------------------------------------------------------------
+
+    fn call(
+        &mut self,
+        inp: Input<'_>,
+        mut call: Box<Call>,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        if self.asm.call_too_long(&call.core, self.pos) {
+            self.asm.fail_too_long(inp.w, inp.base, &mut call.core);
+            return (State::Skip { call }, Flow::Again);
+        }
+        let Some(at) = non_blank(inp, self.pos) else {
+            self.pos = inp.end();
+            return (State::Call { call }, Flow::Stop);
+        };
+        self.pos = at;
+        if inp.from(at)[0] != b'<' {
+            let msg = "text is not allowed directly inside a call; only arguments are".to_owned();
+            self.error(inp, &mut call, ErrorKind::UnexpectedText, msg, at);
+            return (State::Skip { call }, Flow::Again);
+        }
+        let (mark, len) = match self.marks.at(inp, at) {
+            Marked::NeedMore => return (State::Call { call }, Flow::Stop),
+            Marked::Mark(mark, len) => (Some(mark), len),
+            Marked::Text => (None, 1),
+        };
+        match mark {
+            Some(Mark::Open {
+                name: ARGUMENT,
+                attributes,
+            }) => {
+                self.pos = at + len;
+                let Some(key) = attribute(attributes, "key").filter(|k| !k.is_empty()) else {
+                    let msg = "the argument marker has no key=\"…\" naming the argument".to_owned();
+                    self.error(inp, &mut call, ErrorKind::UnexpectedElement, msg, at);
+                    return (State::Skip { call }, Flow::Again);
+                };
+                let ty = attribute(attributes, "type").map(str::to_owned);
+                match self.open_argument(inp, &mut call, key, ty, at, at + len) {
+                    Some(param) => (State::Value { call, param }, Flow::Again),
+                    None => (State::Skip { call }, Flow::Again),
+                }
+            }
+            Some(Mark::Close(CALL)) => {
+                self.pos = at + len;
+                self.end_call(inp, call, at + len, out);
+                (State::Prose, Flow::Again)
+            }
+            Some(Mark::Open { name: CALL, .. }) => {
+                let partial = self.partial(&call);
+                self.asm.unterminated(
+                    inp.w,
+                    inp.base,
+                    &mut call.core,
+                    "a new call began before <|close|>call<|sep|> closed this one",
+                    at,
+                    partial,
+                );
+                self.end_call(inp, call, at, out);
+                self.pos = at;
+                (State::Prose, Flow::Again)
+            }
+            _ => {
+                let msg = "only <|open|>argument …<|sep|> or <|close|>call<|sep|> may stand \
+                           inside a call"
+                    .to_owned();
+                self.error(inp, &mut call, ErrorKind::UnexpectedElement, msg, at);
+                (State::Skip { call }, Flow::Again)
+            }
+        }
+    }
+
+    fn open_argument(
+        &mut self,
+        inp: Input<'_>,
+        call: &mut Call,
+        key: &str,
+        ty: Option<String>,
+        at: usize,
+        end: usize,
+    ) -> Option<Param> {
+        call.core.elements += 1;
+        if call.core.elements > self.asm.opts.limits.max_elements {
+            let msg = format!(
+                "the call has more than {} arguments",
+                self.asm.opts.limits.max_elements
+            );
+            self.asm
+                .limit_error(inp.w, inp.base, &mut call.core, Limit::MaxElements, msg, at);
+            return None;
+        }
+        if call.core.has_argument(key) {
+            self.asm.repair(
+                inp.w,
+                inp.base,
+                &mut call.core,
+                RepairKind::DuplicateArgument,
+                at,
+            );
+        }
+        call.core.argument_started(key, at, end);
+        let name: Arc<str> = Arc::from(key);
+        if self.asm.emit_deltas {
+            call.core.delta_argument = Some(Arc::clone(&name));
+        }
+        Some(Param {
+            value: RawValue::new(name, true),
+            ty,
+        })
+    }
+
+    fn close_argument(&mut self, call: &mut Call, mut param: Param, out: &mut Vec<StreamEvent>) {
+        param.value.deliver(&self.asm, &mut call.core, true, out);
+        call.core.delta_argument = None;
+        let name = param.value.name.to_string();
+        let mut text = param.value.into_text();
+        let typed = match param.ty.as_deref() {
+            Some("string") => Some(Value::String(std::mem::take(&mut text))),
+            Some(ty) => typed(&text, ty),
+            None => None,
+        };
+        let arg = (RawArgument { name, text }, typed);
+        match call.by_name.get(&arg.0.name) {
+            Some(&i) => call.args[i] = arg,
+            None => {
+                call.core.encodings.push(ArgumentEncoding {
+                    argument: arg.0.name.clone(),
+                    encoding: Encoding::Raw,
+                });
+                call.by_name.insert(arg.0.name.clone(), call.args.len());
+                call.args.push(arg);
+            }
+        }
+    }
+
+    /// How many bytes from `pos` are plain text of the value: everything before the next
+    /// `<|close|>`, less a `<|close|>` that may begin at the end of a window that is not final.
+    fn plain_text(&self, inp: Input<'_>, param: &mut Param) -> usize {
+        let found = param.value.close.next(&self.close, inp, self.pos);
+        let end = match found {
+            Some(at) => at,
+            None if inp.is_final => inp.end(),
+            None => {
+                // Hold back a `<` near the end that may begin the marker.
+                let tail_from = inp.end().saturating_sub(CLOSE.len() - 1).max(self.pos);
+                let tail = inp.from(tail_from);
+                memchr::memchr_iter(b'<', tail)
+                    .find(|&i| CLOSE.as_bytes().starts_with(&tail[i..]))
+                    .map_or(inp.end(), |i| tail_from + i)
+            }
+        };
+        end - self.pos
+    }
+
+    fn value(
+        &mut self,
+        inp: Input<'_>,
+        mut call: Box<Call>,
+        mut param: Param,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        match param.value.start(inp, self.pos) {
+            Some(n) => self.pos += n,
+            None => return (State::Value { call, param }, Flow::Stop),
+        }
+        loop {
+            if self.asm.call_too_long(&call.core, self.pos) {
+                self.asm.fail_too_long(inp.w, inp.base, &mut call.core);
+                return (State::Skip { call }, Flow::Again);
+            }
+            let plain = self.plain_text(inp, &mut param);
+            if plain > 0 {
+                if !self
+                    .asm
+                    .count_argument_bytes(inp.w, inp.base, &mut call.core, plain, self.pos)
+                {
+                    return (State::Skip { call }, Flow::Again);
+                }
+                let rel = self.pos - inp.base;
+                param.value.text.push_str(&inp.w[rel..rel + plain]);
+                self.pos += plain;
+                continue;
+            }
+            if self.pos >= inp.end() {
+                return (State::Value { call, param }, Flow::Stop);
+            }
+            let at = self.pos;
+            let (kind, len) = match self.marks.at(inp, at) {
+                Marked::NeedMore => return (State::Value { call, param }, Flow::Stop),
+                Marked::Mark(Mark::Close(ARGUMENT), len) => (Some(Close::Argument), len),
+                Marked::Mark(Mark::Close(CALL), len) => (Some(Close::Call), len),
+                Marked::Mark(_, len) => (None, len),
+                Marked::Text => (None, 1),
+            };
+            let Some(kind) = kind else {
+                if !self
+                    .asm
+                    .count_argument_bytes(inp.w, inp.base, &mut call.core, len, at)
+                {
+                    return (State::Skip { call }, Flow::Again);
+                }
+                param
+                    .value
+                    .text
+                    .push_str(&inp.w[at - inp.base..at + len - inp.base]);
+                self.pos = at + len;
+                continue;
+            };
+            let close = at..at + len;
+            self.pos = close.end;
+            if kind == Close::Call && param.value.at_line_start() {
+                return self.close_structurally(inp, call, param, close, kind, out);
+            }
+            return (
+                State::Closing(Closing {
+                    call,
+                    param,
+                    close,
+                    kind,
+                    scanned: at + len,
+                }),
+                Flow::Again,
+            );
+        }
+    }
+
+    /// A close marker inside a value: structural when the end of the input, the next argument,
+    /// the call's close or a new call follows (after blanks); text otherwise.
+    fn closing(&mut self, inp: Input<'_>, c: Closing, out: &mut Vec<StreamEvent>) -> (State, Flow) {
+        let Closing {
+            mut call,
+            mut param,
+            close,
+            kind,
+            scanned,
+        } = c;
+        let wait = |call, param, scanned| {
+            (
+                State::Closing(Closing {
+                    call,
+                    param,
+                    close: close.clone(),
+                    kind,
+                    scanned,
+                }),
+                Flow::Stop,
+            )
+        };
+        let structural = match non_blank(inp, scanned) {
+            None if inp.is_final => true,
+            None => return wait(call, param, inp.end()),
+            Some(at) if inp.from(at)[0] != b'<' => false,
+            Some(at) => match self.marks.at(inp, at) {
+                Marked::NeedMore => return wait(call, param, at),
+                Marked::Mark(Mark::Open { name: CALL, .. }, _) => true,
+                Marked::Mark(Mark::Open { name: ARGUMENT, .. } | Mark::Close(CALL), _) => {
+                    kind == Close::Argument
+                }
+                _ => false,
+            },
+        };
+        self.marks.resume = None;
+        if structural {
+            return self.close_structurally(inp, call, param, close, kind, out);
+        }
+        self.asm.repair(
+            inp.w,
+            inp.base,
+            &mut call.core,
+            RepairKind::CloseTagAsText,
+            close.start,
+        );
+        if !self
+            .asm
+            .count_argument_bytes(inp.w, inp.base, &mut call.core, close.len(), close.start)
+        {
+            return (State::Skip { call }, Flow::Again);
+        }
+        param
+            .value
+            .text
+            .push_str(&inp.w[close.start - inp.base..close.end - inp.base]);
+        self.pos = close.end;
+        (State::Value { call, param }, Flow::Again)
+    }
+
+    fn close_structurally(
+        &mut self,
+        inp: Input<'_>,
+        mut call: Box<Call>,
+        param: Param,
+        close: Range<usize>,
+        kind: Close,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        self.close_argument(&mut call, param, out);
+        self.pos = close.end;
+        match kind {
+            Close::Argument => (State::Call { call }, Flow::Again),
+            Close::Call => {
+                self.asm.repair(
+                    inp.w,
+                    inp.base,
+                    &mut call.core,
+                    RepairKind::UnclosedParameter,
+                    close.start,
+                );
+                self.end_call(inp, call, close.end, out);
+                (State::Prose, Flow::Again)
+            }
+        }
+    }
+
+    // ----- the call's end ---------------------------------------------------------------------
+
+    fn end_call(
+        &mut self,
+        inp: Input<'_>,
+        call: Box<Call>,
+        end: usize,
+        out: &mut Vec<StreamEvent>,
+    ) {
+        let Call { core, args, .. } = *call;
+        let arguments = if args.iter().all(|(_, v)| v.is_none()) {
+            Arguments::Raw(args.into_iter().map(|(a, _)| a).collect())
+        } else {
+            Arguments::Typed(args)
+        };
+        self.asm
+            .finish_call(inp.w, inp.base, core, arguments, end, out);
+        self.asm.prose_start = end;
+        self.marks.resume = None;
+    }
+
+    /// After an error: the call ends at `<|close|>call<|sep|>`, or where a new call begins.
+    fn skip(
+        &mut self,
+        inp: Input<'_>,
+        mut call: Box<Call>,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        loop {
+            let Some(i) = memchr(b'<', inp.from(self.pos)) else {
+                self.pos = inp.end();
+                complete_snippet(inp.w, inp.base, &mut call.core, self.pos, None);
+                return (State::Skip { call }, Flow::Stop);
+            };
+            let at = self.pos + i;
+            match self.marks.at(inp, at) {
+                Marked::NeedMore => {
+                    self.pos = at;
+                    complete_snippet(inp.w, inp.base, &mut call.core, self.pos, None);
+                    return (State::Skip { call }, Flow::Stop);
+                }
+                Marked::Mark(Mark::Close(CALL), len) => {
+                    self.pos = at + len;
+                    self.end_call(inp, call, at + len, out);
+                    return (State::Prose, Flow::Again);
+                }
+                Marked::Mark(Mark::Open { name: CALL, .. }, _) => {
+                    self.pos = at;
+                    self.end_call(inp, call, at, out);
+                    return (State::Prose, Flow::Again);
+                }
+                Marked::Mark(_, len) => self.pos = at + len,
+                Marked::Text => self.pos = at + 1,
+            }
+        }
+    }
+
+    fn finish(&mut self, inp: Input<'_>, out: &mut Vec<StreamEvent>) {
+        let end = inp.end();
+        let call = match std::mem::take(&mut self.state) {
+            State::Call { call } | State::Skip { call } => Some(call),
+            State::Value { mut call, .. } | State::Closing(Closing { mut call, .. }) => {
+                call.core.delta.clear();
+                Some(call)
+            }
+            State::Prose => None,
+        };
+        if let Some(mut call) = call {
+            let partial = self.partial(&call);
+            self.asm.unterminated(
+                inp.w,
+                inp.base,
+                &mut call.core,
+                "the input ended before <|close|>call<|sep|> closed the call",
+                end,
+                partial,
+            );
+            self.end_call(inp, call, end, out);
+        }
+        self.pos = end;
+        self.asm.emit_prose(inp.w, inp.base, end, out);
+    }
+
+    fn partial(&self, call: &Call) -> Option<serde_json::Value> {
+        Some(self.asm.partial_typed(&call.core, &call.args))
+    }
+}
+
+/// A value typed by its `type` attribute (JSON Schema's type names), read as the shared
+/// raw-text typing reads a property of that type; `None` when the attribute names no such type
+/// or the text does not fit it (the tool's schema types it then).
+fn typed(text: &str, ty: &str) -> Option<Value> {
+    match ty {
+        "integer" | "number" | "boolean" | "null" | "object" | "array" => {
+            let schema = serde_json::json!({ "type": ty });
+            let t = arg_types::raw::type_raw(text, Some(&schema), &serde_json::Value::Null);
+            t.fits().then_some(t.value)
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,309 @@
+//! What the raw-text dialects below share (GLM, the invoke family, Kimi-K3): the window being
+//! read, what a handler tells its dispatcher, `memmem` scans that remember their answers, probes
+//! for markers in prose, and the value being read (its text, its layout newlines, its deltas).
+//!
+//! Each piece is small and has no opinion on any format; the grammars decide what the bytes mean.
+
+use crate::assemble::{Assembler, CallCore};
+use crate::event::StreamEvent;
+use memchr::memmem;
+use std::sync::Arc;
+
+/// The window being read: text, its absolute offset, and whether it ends the input.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Input<'w> {
+    pub(crate) w: &'w str,
+    pub(crate) base: usize,
+    pub(crate) is_final: bool,
+}
+
+impl Input<'_> {
+    /// The absolute offset after the window.
+    pub(crate) fn end(&self) -> usize {
+        self.base + self.w.len()
+    }
+
+    pub(crate) fn bytes(&self) -> &[u8] {
+        self.w.as_bytes()
+    }
+
+    /// The bytes from absolute offset `at` on.
+    pub(crate) fn from(&self, at: usize) -> &[u8] {
+        &self.w.as_bytes()[at - self.base..]
+    }
+}
+
+/// What a handler tells the dispatcher: go on with the next state, or stop for more input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flow {
+    Again,
+    Stop,
+}
+
+/// Where a needle occurs next in the input, as far as it has been scanned: kept between calls
+/// so that a value's bytes are scanned once however often the scan is asked.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Ahead {
+    /// The absolute offset of the next occurrence found.
+    at: Option<usize>,
+    /// No occurrence starts before this absolute offset (beyond `at`'s, if any).
+    scanned: usize,
+}
+
+impl Ahead {
+    /// The next occurrence at or after absolute offset `from` in the window.
+    pub(crate) fn next(
+        &mut self,
+        finder: &memmem::Finder<'static>,
+        inp: Input<'_>,
+        from: usize,
+    ) -> Option<usize> {
+        if let Some(at) = self.at.filter(|&at| at >= from) {
+            return Some(at);
+        }
+        let start = from.max(self.scanned);
+        let found = finder.find(inp.from(start)).map(|i| start + i);
+        self.at = found;
+        if found.is_none() {
+            // A needle may straddle the window's end: rescan its first bytes next time.
+            self.scanned = inp
+                .end()
+                .saturating_sub(finder.needle().len() - 1)
+                .max(start);
+        }
+        found
+    }
+}
+
+/// The needles of a value scan, built once per grammar.
+#[derive(Debug)]
+pub(crate) struct Finders {
+    /// `</`: a close tag.
+    pub(crate) close: memmem::Finder<'static>,
+    /// A line end followed by `<`: a tag at the start of a line.
+    pub(crate) line: memmem::Finder<'static>,
+}
+
+impl Default for Finders {
+    fn default() -> Self {
+        Finders {
+            close: memmem::Finder::new(b"</"),
+            line: memmem::Finder::new(b"\n<"),
+        }
+    }
+}
+
+/// Whether the bytes at a `<` begin one of a list of literals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Literal {
+    /// The bytes begin the literal of this index.
+    Is(usize),
+    /// The window ends inside one of them (and is not final).
+    NeedMore,
+    /// None of them.
+    No,
+}
+
+/// Which of `literals` the bytes `s` begin with. A literal that `s` is still a prefix of wins
+/// over a shorter one `s` holds (`NeedMore`), so the answer does not depend on chunking.
+pub(crate) fn literal_at(s: &[u8], literals: &[&str], is_final: bool) -> Literal {
+    let mut found = None;
+    for (i, lit) in literals.iter().enumerate() {
+        let lit = lit.as_bytes();
+        if s.starts_with(lit) {
+            if found.is_none_or(|j: usize| literals[j].len() < lit.len()) {
+                found = Some(i);
+            }
+        } else if !is_final && s.len() < lit.len() && lit.starts_with(s) {
+            return Literal::NeedMore;
+        }
+    }
+    found.map_or(Literal::No, Literal::Is)
+}
+
+/// Blanks between markup: space, tab, line ends.
+pub(crate) fn is_blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// The absolute offset of the first non-blank byte at or after `from`, if the window has one.
+pub(crate) fn non_blank(inp: Input<'_>, from: usize) -> Option<usize> {
+    inp.from(from)
+        .iter()
+        .position(|b| !is_blank(*b))
+        .map(|i| from + i)
+}
+
+/// A value being read as raw text.
+#[derive(Debug)]
+pub(crate) struct RawValue {
+    /// The argument's name, shared with its deltas.
+    pub(crate) name: Arc<str>,
+    pub(crate) text: String,
+    /// One layout newline after the opening tag and one before the closing tag are dropped
+    /// (docs/FORMAT.md §9.1 rule 1); without, every byte is the value's.
+    layout: bool,
+    /// Whether the layout newline after the opening tag was looked for.
+    started: bool,
+    /// Bytes of `text` already delivered as argument deltas.
+    sent: usize,
+    /// The next `</` and the next line-start `<` ahead of the value scan.
+    pub(crate) close: Ahead,
+    pub(crate) line: Ahead,
+}
+
+impl RawValue {
+    pub(crate) fn new(name: Arc<str>, layout: bool) -> Self {
+        RawValue {
+            name,
+            text: String::new(),
+            layout,
+            started: !layout,
+            sent: 0,
+            close: Ahead::default(),
+            line: Ahead::default(),
+        }
+    }
+
+    /// Whether the next byte stands at the start of a line of the value.
+    pub(crate) fn at_line_start(&self) -> bool {
+        self.text.is_empty() || self.text.ends_with('\n')
+    }
+
+    /// Skips the layout newline after the opening tag, once: how many bytes at absolute `pos` it
+    /// takes, or `None` when the window cannot tell yet.
+    pub(crate) fn start(&mut self, inp: Input<'_>, pos: usize) -> Option<usize> {
+        if self.started {
+            return Some(0);
+        }
+        let rest = inp.from(pos);
+        let n = match (rest.first(), rest.get(1)) {
+            (None, _) if !inp.is_final => return None,
+            (Some(b'\r'), None) if !inp.is_final => return None,
+            (Some(b'\n'), _) => 1,
+            (Some(b'\r'), Some(b'\n')) => 2,
+            _ => 0,
+        };
+        self.started = true;
+        Some(n)
+    }
+
+    /// Bytes at the end of the text that may still be the layout newline before the close tag.
+    fn held(&self) -> usize {
+        if !self.layout {
+            0
+        } else if self.text.ends_with("\r\n") {
+            2
+        } else if self.text.ends_with('\n') || self.text.ends_with('\r') {
+            1
+        } else {
+            0
+        }
+    }
+
+    /// The length of the value once its close tag is structural.
+    fn closed_len(&self) -> usize {
+        if !self.layout {
+            self.text.len()
+        } else if self.text.ends_with("\r\n") {
+            self.text.len() - 2
+        } else if self.text.ends_with('\n') {
+            self.text.len() - 1
+        } else {
+            self.text.len()
+        }
+    }
+
+    /// The value: the text, less the layout newline at its end.
+    pub(crate) fn into_text(mut self) -> String {
+        let n = self.closed_len();
+        self.text.truncate(n);
+        self.text
+    }
+
+    /// Moves the value's new text to the call's delta, holding back what may still be the
+    /// layout newline before its close tag (unless `closing`, when that newline is dropped).
+    pub(crate) fn deliver(
+        &mut self,
+        asm: &Assembler,
+        core: &mut CallCore,
+        closing: bool,
+        out: &mut Vec<StreamEvent>,
+    ) {
+        if !asm.emit_deltas {
+            return;
+        }
+        let end = if closing {
+            self.closed_len()
+        } else {
+            self.text.len() - self.held()
+        };
+        if end > self.sent {
+            core.delta.push_str(&self.text[self.sent..end]);
+            self.sent = end;
+        }
+        asm.push_delta(core, &self.name, out);
+    }
+
+    /// How many bytes from absolute `pos` are plain text of the value: everything before the
+    /// next `<` that can matter, a close tag (`</`) or, with `line_starts`, a `<` at the start of
+    /// a line; found by `memmem` with the answers kept, so each byte is scanned once. A `<` at the
+    /// end of a window that is not final waits.
+    pub(crate) fn plain_text(
+        &mut self,
+        inp: Input<'_>,
+        pos: usize,
+        finders: &Finders,
+        line_starts: bool,
+    ) -> usize {
+        let bytes = inp.bytes();
+        let rel = pos - inp.base;
+        if let Some(&b'<') = bytes.get(rel) {
+            let matters = (line_starts && self.at_line_start())
+                || match bytes.get(rel + 1) {
+                    Some(&b) => b == b'/',
+                    None => !inp.is_final,
+                };
+            return usize::from(!matters);
+        }
+        let close = self.close.next(&finders.close, inp, pos);
+        let line = if line_starts {
+            self.line.next(&finders.line, inp, pos).map(|at| at + 1)
+        } else {
+            None
+        };
+        let end = match (close, line) {
+            (Some(a), Some(b)) => a.min(b),
+            (Some(a), None) | (None, Some(a)) => a,
+            (None, None) if !inp.is_final && bytes.last() == Some(&b'<') => inp.end() - 1,
+            (None, None) => inp.end(),
+        };
+        end - pos
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_longest_literal_wins_and_a_prefix_waits() {
+        let lits = ["<a>", "<a>b<c>"];
+        assert_eq!(literal_at(b"<a>b<c>x", &lits, false), Literal::Is(1));
+        assert_eq!(literal_at(b"<a>b<", &lits, false), Literal::NeedMore);
+        assert_eq!(literal_at(b"<a>b<", &lits, true), Literal::Is(0));
+        assert_eq!(literal_at(b"<a>x", &lits, false), Literal::Is(0));
+        assert_eq!(literal_at(b"<b>", &lits, false), Literal::No);
+    }
+
+    #[test]
+    fn layout_newlines_are_held_and_dropped_only_with_layout() {
+        let mut v = RawValue::new(Arc::from("a"), true);
+        v.text.push_str("x\r\n");
+        assert_eq!((v.held(), v.closed_len()), (2, 1));
+        let mut v = RawValue::new(Arc::from("a"), false);
+        v.text.push_str("x\n");
+        assert_eq!((v.held(), v.closed_len()), (0, 2));
+        assert_eq!(v.into_text(), "x\n");
+    }
+}
