@@ -94,6 +94,22 @@ MARKUP = ("<tool", "</tool", "<function", "</function", "<parameter", "<seed:", 
           "</think", "<arguments", "CDATA")
 
 
+def compact(args: Any) -> str:
+    return json.dumps(args, ensure_ascii=False, separators=(",", ":"))
+
+
+@pytest.fixture(params=["streamed", "whole"])
+def mode(request: Any, plugin: str) -> Any:
+    """Both ways of sending calls: arguments streamed as written (the default), or each call
+    whole when complete (TOOLCALL_VLLM_WHOLE_CALLS=1)."""
+    from toolcall.vllm._parsers import ToolcallToolParser
+
+    before = ToolcallToolParser.whole_calls
+    ToolcallToolParser.whole_calls = request.param == "whole"
+    yield request.param
+    ToolcallToolParser.whole_calls = before
+
+
 def output_of(dialect: str) -> str:
     first, second = CALLS[dialect]
     return "I'll do both.\n" + first + "\n" + second + "\nDone: é ✓."
@@ -211,11 +227,11 @@ def test_plugin_path_and_registration(plugin: str) -> None:
 
 
 @pytest.mark.parametrize("dialect", [d for d in CALLS if d in toolcall.dialects()])
-def test_streamed_tool_calls(plugin: str, dialect: str) -> None:
+def test_streamed_tool_calls(mode: str, dialect: str) -> None:
     text = output_of(dialect)
     tok = tokenizer_for([text])
     cls = composed(tok, dialect)
-    want = [(name, json.dumps(args, ensure_ascii=False)) for name, args in EXPECTED]
+    want = [(name, compact(args)) for name, args in EXPECTED]
     results = set()
     for size in (1, 2, 3, 4, 7, 16, 10_000):
         s = drive(tok, cls, text, size)
@@ -239,23 +255,38 @@ def test_streamed_tool_calls(plugin: str, dialect: str) -> None:
 
 
 @pytest.mark.parametrize("dialect", [d for d in CALLS if d in toolcall.dialects()])
-def test_a_call_cut_by_the_end_is_not_reported(plugin: str, dialect: str) -> None:
+def test_a_call_cut_by_the_end_is_not_reported(mode: str, dialect: str) -> None:
     first, second = CALLS[dialect]
-    cut = second[: len(second) // 2]
+    cut = second[: len(second) * 2 // 3]
     text = "Start.\n" + first + "\n" + cut
     tok = tokenizer_for([text])
     cls = composed(tok, dialect)
     for size in (1, 5, 10_000):
-        content, _, calls = drive(tok, cls, text, size).result()
-        assert [name for name, _ in calls] == ["write_file"], f"{size}-token deltas"
+        parsers: list[Any] = []
+        s = drive(tok, cls, text, size, keep=parsers)
+        content, _, calls = s.result()
+        tp = parsers[0].tool_parser
         assert json.loads(calls[0][1]) == EXPECTED[0][1]
         assert not any(m in content for m in MARKUP)
+        # Nothing completes the cut call: the serving layer finds nothing left to send.
+        assert tp.get_remaining_unstreamed_args() == ""
+        if mode == "whole" or dialect == "hermes":
+            # Never sent (Hermes names its function inside the JSON, read when it is whole).
+            assert [name for name, _ in calls] == ["write_file"], f"{size}-token deltas"
+            assert tp.failed_tool_call_ids == []
+        else:
+            # Its start had been sent; its arguments stop short of a JSON object, and its id
+            # is listed as failed.
+            assert [name for name, _ in calls] == ["write_file", "read_file"]
+            with pytest.raises(ValueError):
+                json.loads(calls[1][1])
+            assert tp.failed_tool_call_ids == [s.ids[1]]
     req = request()
     _, _, calls = cls(tok, req.tools).parse(text, req, enable_auto_tools=True)
     assert [c.name for c in calls] == ["write_file"]
 
 
-def test_serving_layer_state(plugin: str) -> None:
+def test_serving_layer_state(mode: str) -> None:
     """prev_tool_call_arr and streamed_args_for_tool as the serving layer reads them at the end
     (get_remaining_unstreamed_args): every call's arguments, all of them already streamed."""
     text = output_of("qwen3-coder")
@@ -263,8 +294,12 @@ def test_serving_layer_state(plugin: str) -> None:
     parsers: list[Any] = []
     drive(tok, composed(tok, "qwen3-coder"), text, 3, keep=parsers)
     tp = parsers[0].tool_parser
-    assert tp.prev_tool_call_arr == [{"name": n, "arguments": a} for n, a in EXPECTED]
-    assert tp.streamed_args_for_tool == [json.dumps(a, ensure_ascii=False) for _, a in EXPECTED]
+    if mode == "whole":
+        assert tp.prev_tool_call_arr == [{"name": n, "arguments": a} for n, a in EXPECTED]
+    else:
+        assert tp.prev_tool_call_arr == [{"name": n, "arguments": compact(a)} for n, a in EXPECTED]
+    assert tp.streamed_args_for_tool == [compact(a) for _, a in EXPECTED]
+    assert tp.failed_tool_call_ids == []
     assert tp.get_remaining_unstreamed_args() == ""
     assert tp.current_tool_id == 1
 
@@ -351,7 +386,23 @@ def test_output_that_ends_in_reasoning(plugin: str) -> None:
         assert (content, reasoning, calls) == ("", "never closed", [])
 
 
-def test_work_per_delta_is_proportional_to_the_delta(plugin: str) -> None:
+def test_arguments_stream_before_the_call_completes(plugin: str) -> None:
+    text = output_of("qwen3-coder")
+    tok = tokenizer_for([text])
+    req = request()
+    parser = composed(tok, "qwen3-coder")(tok, req.tools)
+    ids = tok.encode(text, add_special_tokens=False)
+    upto = len(tok.encode(text[: text.index("println!")], add_special_tokens=False))
+    out = Streamed()
+    for i in range(0, upto, 4):
+        out.add(parser.parse_delta(tok.decode(ids[i : i + 4]), ids[i : i + 4], req, [1],
+                                   finished=False))
+    # The call's name and the first line of its content are out before its end was written.
+    assert out.names == {0: "write_file"}
+    assert "".join(out.args[0]).startswith('{"path":"src/a.rs","content":"fn main() {')
+
+
+def test_work_per_delta_is_proportional_to_the_delta(mode: str) -> None:
     """A 256 KiB write_file call in 4-character deltas costs about 4x a 64 KiB one: the
     parser is fed each delta, never the text so far."""
     def text_of(kib: int) -> str:

@@ -7,17 +7,21 @@ stops rebuilding ``previous_text + delta_text`` itself). At the end of the strea
 ``finish_streaming()``, which ends the parser: held-back prose comes out, and a call cut off by
 the end is an error, never a call.
 
-Tool calls are announced when they are complete: one ``DeltaToolCall`` with the id, the name and
-the whole arguments JSON (``json.dumps(arguments, ensure_ascii=False)``). A malformed or cut call
-is never announced, so a client never runs half a call: vLLM has no way to take back a call it
-has started to send. (:class:`toolcall.OpenAIDeltas` streams arguments as they are written, and
-says ``call_failed`` when a started call turns out bad; a server that can pass that on may use it.)
+A call's arguments stream as they are written (:class:`toolcall.OpenAIDeltas`): its id and name
+when its name is read, then fragments of its arguments JSON that concatenate to the final
+arguments (Qwen3-Coder-family strings as they arrive, other values once complete). A call that
+turns out truncated or malformed has its fragments stop there; nothing completes it (the serving
+layer's ``get_remaining_unstreamed_args`` adds nothing), and its id is listed in the parser's
+``failed_tool_call_ids``. A host that must never see a started call fail sets
+``TOOLCALL_VLLM_WHOLE_CALLS=1``: each call is then sent whole when complete (id, name and all its
+arguments in one delta), and a bad call is never sent.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Sequence
 from typing import Any, Optional
 
@@ -50,13 +54,15 @@ PROMPT_TAIL_TOKENS = 64
 
 
 def arguments_json(arguments: dict[str, Any]) -> str:
-    """A call's arguments as the JSON text of an OpenAI tool call (NaN and the infinities, which
-    JSON cannot hold, as the strings "NaN", "+Inf", "-Inf", as toolcall's Rust side writes them).
-    """
+    """A call's arguments as the JSON text of an OpenAI tool call: compact, as the streamed
+    fragments are (NaN and the infinities, which JSON cannot hold, as the strings "NaN", "+Inf",
+    "-Inf", as toolcall's Rust side writes them)."""
     try:
-        return json.dumps(arguments, ensure_ascii=False, allow_nan=False)
+        return json.dumps(arguments, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     except ValueError:
-        return json.dumps(_finite(arguments), ensure_ascii=False, allow_nan=False)
+        return json.dumps(
+            _finite(arguments), ensure_ascii=False, allow_nan=False, separators=(",", ":")
+        )
 
 
 def _finite(v: Any) -> Any:
@@ -92,10 +98,19 @@ class ToolcallToolParser(ToolParser):
     supports_required_and_named = False
     engine_based_streaming = True
 
+    #: Send each call whole when it is complete instead of streaming its arguments
+    #: (``TOOLCALL_VLLM_WHOLE_CALLS=1``): a call that fails is then never sent at all.
+    whole_calls: bool = os.environ.get("TOOLCALL_VLLM_WHOLE_CALLS", "") not in ("", "0")
+
     def __init__(self, tokenizer: Any, tools: Any = None) -> None:
         super().__init__(tokenizer, tools)
         self._stream: Optional[toolcall.StreamParser] = None
-        self._ids: dict[int, int] = {}
+        self._deltas: Optional[toolcall.OpenAIDeltas] = None
+        self._finished = False
+        #: The ids of calls that were started and then turned out truncated or malformed: a
+        #: host must not run them.
+        self.failed_tool_call_ids: list[str] = []
+        self._call_ids: dict[int, str] = {}
 
     def adjust_request(self, request: Any) -> Any:
         request = super().adjust_request(request)
@@ -135,24 +150,78 @@ class ToolcallToolParser(ToolParser):
         delta_token_ids: Sequence[int],
         request: Any,
     ) -> Optional[DeltaMessage]:
-        if self._stream is None:
-            # Made on first use, on the thread that streams (a parser belongs to its thread).
-            self._stream = toolcall.StreamParser(
-                dialect=self.dialect,
-                tools=request_tools(request, self.tools),
-                argument_deltas=False,
-            )
-        if self._stream.finished or not delta_text:
+        if self._finished or not delta_text:
             return None
-        return self._message(self._stream.feed(delta_text))
+        # Made on first use, on the thread that streams (a parser belongs to its thread).
+        tools = request_tools(request, self.tools)
+        if self.whole_calls:
+            if self._stream is None:
+                self._stream = toolcall.StreamParser(
+                    dialect=self.dialect, tools=tools, argument_deltas=False
+                )
+            return self._message(self._stream.feed(delta_text))
+        if self._deltas is None:
+            self._deltas = toolcall.OpenAIDeltas(dialect=self.dialect, tools=tools)
+        return self._delta_message(self._deltas.feed(delta_text))
 
     def finish_streaming(self) -> Optional[DeltaMessage]:
-        """The end of the stream: held-back prose; a call still open is dropped."""
-        if self._stream is None or self._stream.finished:
+        """The end of the stream: held-back prose; a call still open fails."""
+        if self._finished:
             return None
-        return self._message(self._stream.finish())
+        self._finished = True
+        if self._stream is not None:
+            return self._message(self._stream.finish())
+        if self._deltas is not None:
+            return self._delta_message(self._deltas.finish())
+        return None
+
+    def _delta_message(self, events: list[dict[str, Any]]) -> Optional[DeltaMessage]:
+        """OpenAIDeltas events as one DeltaMessage; the serving layer's state kept."""
+        content: list[str] = []
+        calls: list[DeltaToolCall] = []
+        for e in events:
+            kind = e["event"]
+            if kind == "content":
+                content.append(e["text"])
+            elif kind == "tool_call_start":
+                index = e["index"]
+                call_id = make_tool_call_id()
+                self._call_ids[index] = call_id
+                self.current_tool_id = index
+                self.current_tool_name_sent = True
+                # The arguments as a string: the serving layer compares it with what was
+                # streamed and so adds nothing, whether the call completes or not.
+                self.prev_tool_call_arr.append({"name": e["name"], "arguments": ""})
+                self.streamed_args_for_tool.append("")
+                calls.append(
+                    DeltaToolCall(
+                        index=index,
+                        id=call_id,
+                        type="function",
+                        function=DeltaFunctionCall(name=e["name"]),
+                    )
+                )
+            elif kind == "arguments":
+                index = e["index"]
+                self.streamed_args_for_tool[index] += e["fragment"]
+                self.prev_tool_call_arr[index]["arguments"] = self.streamed_args_for_tool[index]
+                last = calls[-1] if calls else None
+                if last is not None and last.index == index and last.function is not None:
+                    last.function.arguments = (last.function.arguments or "") + e["fragment"]
+                else:
+                    calls.append(
+                        DeltaToolCall(
+                            index=index, function=DeltaFunctionCall(arguments=e["fragment"])
+                        )
+                    )
+            elif kind == "call_failed" and e["index"] is not None:
+                self.failed_tool_call_ids.append(self._call_ids[e["index"]])
+        if not content and not calls:
+            return None
+        return DeltaMessage(content="".join(content) or None, tool_calls=calls)
 
     def _message(self, events: list[dict[str, Any]]) -> Optional[DeltaMessage]:
+        """StreamParser events as one DeltaMessage, each finished call whole."""
         content: list[str] = []
         calls: list[DeltaToolCall] = []
         for e in events:
@@ -162,7 +231,6 @@ class ToolcallToolParser(ToolParser):
             elif kind == "call_finished" and "call" in e:
                 call = e["call"]
                 index = len(self.prev_tool_call_arr)
-                self._ids[e["index"]] = index
                 args = arguments_json(call["arguments"])
                 self.current_tool_id = index
                 self.current_tool_name_sent = True
