@@ -140,10 +140,10 @@ fn input(case: &str, n: usize) -> (String, ParseOptions) {
 const CASES: &[(&str, &[usize])] = &[
     ("cdata-crlf", &[256, 512, 1024, 2048]),
     ("bare-amp", &[256, 512, 1024, 2048]),
-    ("unclosed-comment", &[16, 32, 64, 128]),
-    ("unclosed-pi", &[16, 32, 64, 128]),
+    ("unclosed-comment", &[128, 256, 512, 1024]),
+    ("unclosed-pi", &[128, 256, 512, 1024]),
     ("many-names", &[25, 50, 100, 200]),
-    ("many-names-schema", &[25, 50, 100, 200]),
+    ("many-names-schema", &[6, 12, 25, 50]),
     ("many-names-repairs", &[25, 50, 100, 200]),
     ("many-names-legacy", &[25, 50, 100, 200]),
     ("many-names-qwen", &[25, 50, 100, 200]),

@@ -153,10 +153,14 @@ fn the_malformed_call_is_answered_with_feedback_and_corrected() {
             .text
             .starts_with("1 tool call in your last reply could not be read, so it was not run.")
     );
+    // At the misspelt close tag itself, the first offending byte (docs/FORMAT.md §7).
     assert!(
-        retry
-            .text
-            .contains("expected </content> (at line 24, column 1)")
+        retry.text.contains(
+            "</contnet> does not close the open element <content>; expected </content> \
+             (at line 24, column 1)"
+        ),
+        "{}",
+        retry.text
     );
     assert!(
         retry
