@@ -59,7 +59,8 @@ enum Command {
     /// Stream a model response through the incremental parser and print events as JSON Lines.
     #[command(
         after_help = "Prints one JSON object per line, with an \"event\" field: prose, \
-                            call_started, tool_name, argument_delta, call_finished (with \"call\" \
+                            reasoning, call_started, tool_name, argument_started, \
+                            argument_decoded, argument_delta, call_finished (with \"call\" \
                             or \"error\"), error. Calls carry \"typed_by\" and errors \
                             \"feedback\", as in `toolcall parse`.\n\
                             Exit status: 0 no errors, 1 the input had errors, 2 usage or I/O error.\n\n\

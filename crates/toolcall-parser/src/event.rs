@@ -31,9 +31,11 @@ pub enum StreamEvent {
         /// The tool's name.
         tool_name: String,
     },
-    /// A top-level argument begins (dialects whose deltas are the value itself, see
-    /// [`Dialect::exact_argument_deltas`]): arguments begin in the order the call's
-    /// `arguments` map will hold them, even an empty one, which has no delta.
+    /// A top-level argument begins (the `<tool>` dialect, and the dialects whose deltas are the
+    /// value itself, see [`Dialect::exact_argument_deltas`]): arguments begin in the order the
+    /// call's `arguments` map will hold them, even an empty one, which has no delta. In the
+    /// `<tool>` dialect a name may begin again: repeated elements of one name are one argument
+    /// (an array, or an error where the schema allows no array).
     ///
     /// [`Dialect::exact_argument_deltas`]: crate::Dialect::exact_argument_deltas
     ArgumentStarted {
@@ -51,6 +53,32 @@ pub enum StreamEvent {
         argument: Arc<str>,
         /// The new text.
         text: String,
+    },
+    /// The `<tool>` dialect: the deltas of a top-level argument stop being its content as
+    /// written. Until this event, the argument's deltas concatenate to the start of its content
+    /// exactly as written (which is also the start of its string when markup inside it makes the
+    /// string its markup verbatim, docs/FORMAT.md §4 rule 5); the delta that follows it had a
+    /// reference decoded, a CDATA section unwrapped, a comment or markup not delivered (§2) or a
+    /// line end normalized, and from there on the deltas are only the decoded preview of §2; or
+    /// the argument closed before its deltas, all as written, reached its end (a comment or
+    /// markup there was not delivered). At most once per argument, right before that delta or at
+    /// the argument's close. So an argument that closes without it was delivered whole, exactly
+    /// as written.
+    ///
+    /// ```
+    /// use toolcall_parser::{StreamEvent, StreamParser};
+    /// let mut p = StreamParser::new();
+    /// let events = p.feed("<tool><tool_name>w</tool_name><arguments><c>a ");
+    /// assert!(!events.iter().any(|e| matches!(e, StreamEvent::ArgumentDecoded { .. })));
+    /// let events = p.feed("&amp; b");
+    /// assert!(matches!(&events[..], [StreamEvent::ArgumentDecoded { .. }, StreamEvent::ArgumentDelta { text, .. }]
+    ///     if text == "& b"));
+    /// ```
+    ArgumentDecoded {
+        /// The call's index.
+        index: usize,
+        /// The argument's name, shared with its deltas.
+        argument: Arc<str>,
     },
     /// The call ended, well-formed or not.
     CallFinished {

@@ -63,6 +63,7 @@ impl ParseResult {
             StreamEvent::CallStarted { .. }
             | StreamEvent::ToolName { .. }
             | StreamEvent::ArgumentStarted { .. }
+            | StreamEvent::ArgumentDecoded { .. }
             | StreamEvent::ArgumentDelta { .. } => {}
         }
     }

@@ -819,6 +819,33 @@ fn stream_events_arrive_early_and_deltas_concatenate() {
     );
 }
 
+/// docs/FORMAT.md §2 (streaming): each top-level argument is announced before its deltas, and
+/// the close tag that reverts an argument's markup to text and closes it (`Vec<T>` after an
+/// element) is no delta of the next argument.
+#[test]
+fn arguments_are_announced_and_a_reverting_close_tag_is_no_delta() {
+    let schema = serde_json::json!({"type": "object", "properties": {
+        "a": {"type": "string"}, "b": {"type": "string"}}});
+    let opts = with_schema("w", schema);
+    let text =
+        "<tool><tool_name>w</tool_name><arguments><a><br/>Vec<T></a><b></b></arguments></tool>";
+    let mut p = toolcall_parser::StreamParser::with_options(opts);
+    let mut events = p.feed(text);
+    events.extend(p.finish());
+    let kinds: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::ArgumentStarted { argument, .. } => Some(format!("start {argument}")),
+            StreamEvent::ArgumentDelta { argument, text, .. } => {
+                Some(format!("{argument}: {text}"))
+            }
+            StreamEvent::ArgumentDecoded { argument, .. } => Some(format!("decoded {argument}")),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(kinds, ["start a", "a: <br/>Vec<T>", "start b"]);
+}
+
 #[test]
 fn prose_is_held_back_only_while_it_could_begin_a_call() {
     let mut p = toolcall_parser::StreamParser::new();

@@ -326,3 +326,100 @@ proptest! {
         prop_assert_eq!(r.calls()[0].arguments["content"].as_str(), Some(value.as_str()));
     }
 }
+
+/// Pieces of `<tool>` argument values: plain text, and what makes deltas differ from the source
+/// (references, CDATA, comments, CR) or holds markup.
+const DECODED_PIECES: &[&str] = &[
+    "a",
+    "fn f()",
+    " ",
+    "\n",
+    "&amp;",
+    "&lt;",
+    "&#65;",
+    "<![CDATA[x&]]>",
+    "<!-- c -->",
+    "\r\n",
+    "\r",
+    "x<b>y</b>",
+    "Vec<T>",
+    "<br/>",
+    " < ",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// `<tool>` streaming (docs/FORMAT.md §2): each top-level argument is announced by
+    /// `ArgumentStarted`, in order, before its deltas; until `ArgumentDecoded`, its deltas are
+    /// the start of its content exactly as written, and all of it when it closes without that
+    /// event; with a string schema, a value written plainly is never decoded. With and without
+    /// the schema, in any chunking.
+    #[test]
+    fn tool_deltas_are_the_source_until_decoded(
+        values in prop::collection::vec(prop::collection::vec(prop::sample::select(DECODED_PIECES), 0..8), 1..4),
+        typed in any::<bool>(),
+        cuts in prop::collection::vec(any::<usize>(), 0..20),
+    ) {
+        let values: Vec<String> = values.into_iter().map(|v| v.concat()).collect();
+        let mut text = String::from("<tool><tool_name>w</tool_name><arguments>");
+        let mut props = serde_json::Map::new();
+        for (i, v) in values.iter().enumerate() {
+            text.push_str(&format!("<a{i}>{v}</a{i}>"));
+            props.insert(format!("a{i}"), serde_json::json!({"type": "string"}));
+        }
+        text.push_str("</arguments></tool>");
+        let mut options = ParseOptions::default();
+        if typed {
+            let mut schemas = toolcall_parser::ToolSchemas::default();
+            schemas.insert("w", serde_json::json!({"type": "object", "properties": props}));
+            options = options.with_schemas(schemas);
+        }
+        let mut points: Vec<usize> = cuts.iter().map(|c| c % (text.len() + 1)).collect();
+        points.sort_unstable();
+        let mut p = toolcall_parser::StreamParser::with_options(options);
+        let mut events = Vec::new();
+        let mut last = 0;
+        for cut in points.into_iter().chain([text.len()]) {
+            events.extend(p.feed(&text[last..cut]));
+            last = cut;
+        }
+        events.extend(p.finish());
+        // Per argument, in order: (name, deltas before any ArgumentDecoded, decoded).
+        let mut seen: Vec<(String, String, bool)> = Vec::new();
+        for e in events {
+            match e {
+                toolcall_parser::StreamEvent::ArgumentStarted { argument, .. } => {
+                    seen.push((argument.to_string(), String::new(), false));
+                }
+                toolcall_parser::StreamEvent::ArgumentDecoded { argument, .. } => {
+                    let last = seen.last_mut().expect("an argument began");
+                    prop_assert_eq!(&*argument, last.0.as_str());
+                    prop_assert!(!last.2, "decoded twice");
+                    last.2 = true;
+                }
+                toolcall_parser::StreamEvent::ArgumentDelta { argument, text, .. } => {
+                    let last = seen.last_mut().expect("an argument began");
+                    prop_assert_eq!(&*argument, last.0.as_str());
+                    if !last.2 {
+                        last.1.push_str(&text);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let names: Vec<String> = (0..values.len()).map(|i| format!("a{i}")).collect();
+        prop_assert_eq!(seen.iter().map(|s| s.0.clone()).collect::<Vec<_>>(), names);
+        for ((_, verbatim, decoded), value) in seen.iter().zip(&values) {
+            prop_assert!(value.starts_with(verbatim.as_str()), "{:?} is not the start of {:?}", verbatim, value);
+            if !decoded {
+                prop_assert_eq!(verbatim, value, "closed without ArgumentDecoded, so delivered whole");
+            }
+            // Without the schema, markup opened before any text is structure, not delivered.
+            let plain = !["&", "<![CDATA[", "<!--", "\r"].iter().any(|m| value.contains(m));
+            if plain && typed {
+                prop_assert!(!decoded, "{:?} was written plainly", value);
+            }
+        }
+    }
+}

@@ -128,7 +128,9 @@ impl Dialect {
     /// deltas concatenate to its final value, announced by
     /// [`StreamEvent::ArgumentStarted`](crate::StreamEvent::ArgumentStarted) in map order. True
     /// for the raw-text dialects; the `<tool>` dialect's deltas are text before the value-text
-    /// rule trims it, and Hermes has none.
+    /// rule trims it (it reports `ArgumentStarted` too, and
+    /// [`StreamEvent::ArgumentDecoded`](crate::StreamEvent::ArgumentDecoded) where its deltas
+    /// stop being the input as written), and Hermes has none.
     pub fn exact_argument_deltas(self) -> bool {
         matches!(self, Dialect::Qwen3Coder | Dialect::SeedOss)
     }

@@ -1,5 +1,6 @@
 //! The XML form of a call: its structure, argument values, and the repairs of docs/FORMAT.md §4.
 
+use super::ending::note_argument_end;
 use super::*;
 use crate::call::{ArgumentEncoding, Encoding, RepairKind};
 use crate::error::{ErrorKind, Limit};
@@ -81,9 +82,12 @@ impl ToolXml {
             };
             let text_before = call.argument().is_some_and(|a| a.has_text) && call.stack.len() == 3;
             let flow = self.xml_lexeme(w, base, &mut call, lexeme, at..at + n, out);
+            // Only into an argument still open: a close tag that reverted markup to text may
+            // have closed the argument too (`<a><br/>Vec<T></a>`), and is none of its text.
             if let Some((as_text, raw)) = delta
                 && self.call.is_none()
                 && matches!(self.mode, Mode::Xml)
+                && call.argument().is_some()
             {
                 let at_argument = call.stack.len() == 3 && call.argument().is_some();
                 let region = match (start, call.delta_region()) {
@@ -419,7 +423,13 @@ impl ToolXml {
                     .asm
                     .argument_is_string(call.core.tool_name.as_deref(), tag.name);
             if self.asm.emit_deltas {
-                call.core.delta_argument = Some(Arc::from(tag.name));
+                let argument: Arc<str> = Arc::from(tag.name);
+                call.core.delta_argument = Some(Arc::clone(&argument));
+                call.verbatim_upto = Some(at + n);
+                out.push(StreamEvent::ArgumentStarted {
+                    index: call.core.index,
+                    argument,
+                });
             }
         }
         if tag.self_closing {
@@ -559,7 +569,8 @@ impl ToolXml {
             Role::Value => {
                 let parent_is_arguments = call.top().role == Role::Arguments;
                 if parent_is_arguments {
-                    self.flush_delta_of(call, &frame.element.name, out);
+                    self.flush_delta_of(w, base, call, &frame.element.name, out);
+                    note_argument_end(call, at, &frame.element.name, out);
                     call.core.delta_argument = None;
                     call.core.argument_ended();
                     let encoding = if frame.element.has_child_elements() {

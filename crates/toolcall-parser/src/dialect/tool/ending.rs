@@ -168,7 +168,7 @@ impl ToolXml {
         end: usize,
         out: &mut Vec<StreamEvent>,
     ) {
-        self.flush_delta_call(&mut call, out);
+        self.flush_delta_call(w, base, &mut call, out);
         let args = call
             .arguments
             .take()
@@ -179,18 +179,31 @@ impl ToolXml {
 
     // ----- argument deltas ---------------------------------------------------------------
 
-    pub(super) fn flush_delta(&mut self, out: &mut Vec<StreamEvent>) {
+    pub(super) fn flush_delta(&mut self, w: &str, base: usize, out: &mut Vec<StreamEvent>) {
         if let Some(mut call) = self.call.take() {
-            self.flush_delta_call(&mut call, out);
+            self.flush_delta_call(w, base, &mut call, out);
             self.call = Some(call);
         }
     }
 
-    pub(super) fn flush_delta_call(&mut self, call: &mut CallState, out: &mut Vec<StreamEvent>) {
-        let CallState { core, stack, .. } = call;
+    pub(super) fn flush_delta_call(
+        &mut self,
+        w: &str,
+        base: usize,
+        call: &mut CallState,
+        out: &mut Vec<StreamEvent>,
+    ) {
+        let CallState {
+            core,
+            stack,
+            verbatim_upto,
+            ..
+        } = call;
         match stack.as_slice() {
             [_, arguments, argument, ..] if arguments.role == Role::Arguments => {
-                self.asm.push_delta(core, &argument.element.name, out);
+                let name = &argument.element.name;
+                note_verbatim(w, base, core, verbatim_upto, name, out);
+                self.asm.push_delta(core, name, out);
             }
             _ => core.delta.clear(),
         }
@@ -198,11 +211,74 @@ impl ToolXml {
 
     pub(super) fn flush_delta_of(
         &mut self,
+        w: &str,
+        base: usize,
         call: &mut CallState,
         name: &str,
         out: &mut Vec<StreamEvent>,
     ) {
+        note_verbatim(w, base, &mut call.core, &mut call.verbatim_upto, name, out);
         self.asm.push_delta(&mut call.core, name, out);
+    }
+}
+
+/// Before the open top-level argument's next delta: while its deltas so far are its content as
+/// written (up to `verbatim_upto`), checks that this one continues it, and reports
+/// `ArgumentDecoded` when it does not. The call's text from its `<tool>` on is in the window
+/// while the call is open.
+fn note_verbatim(
+    w: &str,
+    base: usize,
+    core: &mut CallCore,
+    verbatim_upto: &mut Option<usize>,
+    name: &str,
+    out: &mut Vec<StreamEvent>,
+) {
+    let Some(upto) = *verbatim_upto else {
+        return;
+    };
+    let delta = core.delta.as_str();
+    if delta.is_empty() {
+        return;
+    }
+    let raw = upto.checked_sub(base).and_then(|at| w.get(at..));
+    if raw.is_some_and(|raw| raw.starts_with(delta)) {
+        *verbatim_upto = Some(upto + delta.len());
+        return;
+    }
+    *verbatim_upto = None;
+    let argument = core
+        .delta_argument
+        .as_ref()
+        .map_or_else(|| Arc::from(name), Arc::clone);
+    out.push(StreamEvent::ArgumentDecoded {
+        index: core.index,
+        argument,
+    });
+}
+
+/// At a top-level argument's close (its end tag at `at`): if its deltas, all as written, did
+/// not reach it (a comment or markup at its end was not delivered), reports `ArgumentDecoded`,
+/// so that an argument closed without that event was delivered whole, as written.
+pub(super) fn note_argument_end(
+    call: &mut CallState,
+    at: usize,
+    name: &str,
+    out: &mut Vec<StreamEvent>,
+) {
+    let Some(upto) = call.verbatim_upto.take() else {
+        return;
+    };
+    if upto != at {
+        let argument = call
+            .core
+            .delta_argument
+            .as_ref()
+            .map_or_else(|| Arc::from(name), Arc::clone);
+        out.push(StreamEvent::ArgumentDecoded {
+            index: call.core.index,
+            argument,
+        });
     }
 }
 

@@ -148,6 +148,9 @@ struct CallState {
     /// The tool's schema types the open top-level argument as a string: markup inside it is
     /// delivered in deltas as written (it is kept verbatim, docs/FORMAT.md §4 rule 5).
     string_argument: bool,
+    /// While the open top-level argument's deltas are its content as written: the offset up to
+    /// which they are (`StreamEvent::ArgumentDecoded` reports the first delta that is not).
+    verbatim_upto: Option<usize>,
 }
 
 /// How the markup a lexeme belongs to reaches the open top-level argument's deltas.
@@ -169,6 +172,7 @@ impl CallState {
             stack: Vec::new(),
             arguments: None,
             string_argument: false,
+            verbatim_upto: None,
         }
     }
 
@@ -281,7 +285,7 @@ impl ToolXml {
         if is_final {
             self.finish(w, base, out);
         }
-        self.flush_delta(out);
+        self.flush_delta(w, base, out);
         self.keep_from()
     }
 
