@@ -102,7 +102,7 @@ pub(crate) struct ParseArgs {
     /// Ignore calls inside Markdown code fences: they stay prose.
     #[arg(long)]
     pub(crate) ignore_fenced: bool,
-    /// The tool-call format: tool (the default), qwen3-coder, seed-oss, hermes.
+    /// The tool-call format: tool (the default), qwen3-coder, seed-oss, hermes, minimax-m3.
     #[arg(long, value_name = "NAME", default_value = "tool")]
     pub(crate) dialect: toolcall::parser::Dialect,
     #[command(flatten)]
@@ -125,7 +125,7 @@ pub(crate) struct StreamArgs {
     /// Ignore calls inside Markdown code fences: they stay prose.
     #[arg(long)]
     pub(crate) ignore_fenced: bool,
-    /// The tool-call format: tool (the default), qwen3-coder, seed-oss, hermes.
+    /// The tool-call format: tool (the default), qwen3-coder, seed-oss, hermes, minimax-m3.
     #[arg(long, value_name = "NAME", default_value = "tool")]
     pub(crate) dialect: toolcall::parser::Dialect,
     #[command(flatten)]

@@ -229,6 +229,41 @@ impl ParseError {
             Dialect::Tool => self.tool_fix(),
             Dialect::Qwen3Coder | Dialect::SeedOss => self.qwen_fix(),
             Dialect::Hermes => self.hermes_fix(),
+            Dialect::MinimaxM3 => self.minimax_m3_fix(),
+        }
+    }
+
+    /// Advice in the MiniMax-M3 syntax (every tag after the `]<]minimax[>[` marker).
+    fn minimax_m3_fix(&self) -> &'static str {
+        match self.kind {
+            ErrorKind::UnterminatedCall => {
+                "Fix: close every argument with ]<]minimax[>[</NAME>, the call with \
+                 ]<]minimax[>[</invoke> and the block with ]<]minimax[>[</tool_call>. Write each \
+                 call in full before starting the next one."
+            }
+            ErrorKind::MissingToolName | ErrorKind::InvalidToolName => {
+                "Fix: name the tool in the invoke tag: ]<]minimax[>[<invoke name=\"NAME\">. A tool \
+                 name holds only letters, digits, _, - and ."
+            }
+            ErrorKind::MismatchedTag => {
+                "Fix: close each element with the marker and a close tag of its own name, \
+                 innermost first: ]<]minimax[>[<edit>]<]minimax[>[<line>3]<]minimax[>[</line>\
+                 ]<]minimax[>[</edit>."
+            }
+            ErrorKind::InvalidArgument => {
+                "Fix: give the argument the type the tool's schema asks for, then send the call \
+                 again."
+            }
+            ErrorKind::LimitExceeded => {
+                "Fix: make the call smaller (fewer, shorter or less deeply nested arguments), or \
+                 split the work across several calls."
+            }
+            _ => {
+                "Fix: write each call as ]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke \
+                 name=\"NAME\">\n]<]minimax[>[<ARG>value]<]minimax[>[</ARG>\n]<]minimax[>[</invoke>\n\
+                 ]<]minimax[>[</tool_call>, with only invokes inside the block and only arguments \
+                 inside an invoke. Values are written as they are, without escaping."
+            }
         }
     }
 

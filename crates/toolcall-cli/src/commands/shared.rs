@@ -113,7 +113,7 @@ enum Typing {
 fn typing(dialect: Dialect) -> Option<Typing> {
     match dialect {
         Dialect::Tool => Some(Typing::Tree),
-        Dialect::Qwen3Coder | Dialect::SeedOss => Some(Typing::Raw),
+        Dialect::Qwen3Coder | Dialect::SeedOss | Dialect::MinimaxM3 => Some(Typing::Raw),
         Dialect::Hermes => Some(Typing::Json),
         _ => None,
     }

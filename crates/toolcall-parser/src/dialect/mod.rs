@@ -13,6 +13,7 @@ use crate::options::ParseOptions;
 use std::fmt;
 
 mod hermes;
+mod minimax_m3;
 mod qwen3_coder;
 pub(crate) mod tool;
 
@@ -86,6 +87,9 @@ dialects! {
         qwen3_coder::Qwen3Coder::new(opts, progress, Dialect::SeedOss, &qwen3_coder::SEED_OSS);
     /// Hermes, Qwen2.5 and Qwen3: `<tool_call>{"name": "f", "arguments": {…}}</tool_call>`.
     Hermes = "hermes" => |opts, progress| hermes::Hermes::new(opts, progress);
+    /// MiniMax-M3: `]<]minimax[>[<invoke name="f">` calls in `]<]minimax[>[<tool_call>` blocks,
+    /// arguments as nested elements, every tag after the `]<]minimax[>[` marker.
+    MinimaxM3 = "minimax-m3" => |opts, progress| minimax_m3::MinimaxM3::new(opts, progress);
 }
 
 impl Dialect {
@@ -93,6 +97,7 @@ impl Dialect {
     pub fn reasoning_markers(self) -> (&'static str, &'static str) {
         match self {
             Dialect::SeedOss => ("<seed:think>", "</seed:think>"),
+            Dialect::MinimaxM3 => ("<mm:think>", "</mm:think>"),
             _ => ("<think>", "</think>"),
         }
     }
@@ -105,6 +110,7 @@ impl Dialect {
             Dialect::Qwen3Coder => &["<tool_call>", "<function="],
             Dialect::SeedOss => &["<seed:tool_call>", "<function="],
             Dialect::Hermes => &["<tool_call>"],
+            Dialect::MinimaxM3 => &[minimax_m3::BLOCK_OPEN],
         }
     }
 }
