@@ -8,7 +8,8 @@
 //! - [`decode()`]: typed decoding of the raw tree, driven by the target type.
 //! - [`write`](mod@write): the writer, values back to argument elements.
 //! - [`raw`]: raw-text arguments (the Qwen3-Coder family's `<parameter=name>`) typed by their
-//!   schema ([`raw::type_raw`], [`raw::type_raw_arguments`]); [`literal`]: the JSON and Python
+//!   schema ([`raw::type_raw`], [`raw::type_raw_arguments`]), and nested elements whose leaves
+//!   are raw text (MiniMax-M3, [`raw::type_raw_tree`]); [`literal`]: the JSON and Python
 //!   literal readers they use; [`number`]: exact numbers ([`BigInt`], exact decimal comparison).
 //!
 //! ```

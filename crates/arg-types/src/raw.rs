@@ -232,6 +232,82 @@ pub fn type_raw_arguments<'t>(
     out
 }
 
+/// Types a call's arguments written as nested elements whose leaves are raw text (MiniMax-M3,
+/// docs/FORMAT.md §9.4): `args` holds one child element per argument, and each leaf element's
+/// text nodes hold the text exactly as written (not decoded, not trimmed).
+///
+/// - Without an input schema, leaves are strings, elements with child elements objects, a
+///   repeated name an array, and text beside child elements is kept under `$text`
+///   ([`crate::tree::raw_value_from_element`]).
+/// - With one, structure is read as [`crate::schema::coerce_arguments`] reads it (`properties`,
+///   `additionalProperties`, `items`, wrappers of `<item>`s, repeated names, an empty element
+///   `[]` or `{}`), each leaf's text is typed by [`type_raw`] with its own schema, and text beside
+///   child elements is kept under `$text`. `required` is not checked.
+/// - Nothing is dropped: a leaf that fits no type stays its text, and an argument that does not
+///   fit its schema at all is read as without one; each is a [`Mismatch`] (named by the
+///   top-level argument, the reason naming the path).
+///
+/// `source` is the text the element's `content_span`s point into: a `string` schema over an
+/// element with children takes its inner markup from it, verbatim.
+///
+/// ```
+/// use arg_types::raw::type_raw_tree;
+/// use arg_types::Value;
+/// use xml_fallback::tree::{Element, Node};
+/// let mut args = Element::new("invoke");
+/// args.children.push(Node::Element(Element::with_text("days", " 3 ")));
+/// let mut tags = Element::new("tags");
+/// for t in ["a", "b"] {
+///     tags.children.push(Node::Element(Element::with_text("item", t)));
+/// }
+/// args.children.push(Node::Element(tags));
+/// args.children.push(Node::Element(Element::new("opts")));
+///
+/// let blind = type_raw_tree(&args, None, None);
+/// assert_eq!(blind.arguments["days"], Value::String(" 3 ".into()));
+/// assert_eq!(blind.arguments["tags"].get("item").unwrap().as_array().unwrap().len(), 2);
+///
+/// let schema = serde_json::json!({"type": "object", "properties": {
+///     "days": {"type": "integer"},
+///     "tags": {"type": "array", "items": {"type": "string"}},
+///     "opts": {"type": "object"}
+/// }});
+/// let typed = type_raw_tree(&args, Some(&schema), None);
+/// assert_eq!(typed.arguments["days"], Value::Int(3));
+/// assert_eq!(typed.arguments["tags"].to_string(), r#"["a","b"]"#);
+/// assert_eq!(typed.arguments["opts"].to_string(), "{}");
+/// assert!(typed.mismatches.is_empty());
+/// ```
+pub fn type_raw_tree(
+    args: &xml_fallback::tree::Element,
+    input_schema: Option<&Json>,
+    source: Option<&str>,
+) -> TypedArguments {
+    let Some(schema) = input_schema else {
+        return TypedArguments {
+            arguments: crate::tree::raw_arguments_from_element(args),
+            mismatches: Vec::new(),
+        };
+    };
+    let (arguments, errors) = crate::schema::coerce_raw_arguments(args, schema, source);
+    let mismatches = errors
+        .into_iter()
+        .map(|e| Mismatch {
+            name: e
+                .path
+                .split(['.', '['])
+                .next()
+                .unwrap_or_default()
+                .to_owned(),
+            reason: e.to_string(),
+        })
+        .collect();
+    TypedArguments {
+        arguments,
+        mismatches,
+    }
+}
+
 /// `expected X: detail` → `X`.
 fn strip(reason: &str) -> &str {
     let r = reason.strip_prefix("expected ").unwrap_or(reason);

@@ -30,7 +30,10 @@ use crate::json_schema::{
     SchemaDoc, alternatives, enum_values, item_schema, merge_into, required, types,
 };
 use crate::number::Decimal;
-use crate::tree::{groups, inner_markup, is_mixed, value_from_element_in};
+use crate::tree::{
+    groups, inner_markup, insert_mixed_text, is_mixed, raw_value_from_element,
+    value_from_element_in,
+};
 use crate::{Map, Value};
 use serde_json::Value as Json;
 use std::collections::HashSet;
@@ -177,6 +180,29 @@ pub fn coerce_element_all(
     }
 }
 
+/// Reads the children of `args` through the tool's input schema, their leaves being *raw* text
+/// (MiniMax-M3, docs/FORMAT.md §9.4): each leaf is typed by [`crate::raw::type_raw`] with its
+/// schema, structure (objects, arrays, repeated names, empty elements) is read as
+/// [`coerce_arguments`] reads it, and text beside child elements is kept under `$text`.
+/// Nothing is dropped: a leaf that fits no type stays its text, and an argument that does not
+/// fit its schema is read as no schema would read it ([`crate::tree::raw_value_from_element`]);
+/// both are returned as errors, in document order. `required` is not checked (as for raw text,
+/// [`crate::raw::type_raw_arguments`]).
+pub(crate) fn coerce_raw_arguments(
+    args: &Element,
+    input_schema: &Json,
+    source: Option<&str>,
+) -> (Map, Vec<CoerceError>) {
+    let mut c = Coercer::new(input_schema, source, args);
+    c.raw = true;
+    let schema = c.doc.resolve(input_schema);
+    let map = match schema.as_ref() {
+        Json::Object(_) => c.object(args, &schema, "").unwrap_or_default(),
+        _ => crate::tree::raw_arguments_from_element(args),
+    };
+    (map, c.mismatches)
+}
+
 fn first(mut errors: Vec<CoerceError>) -> CoerceError {
     if errors.is_empty() {
         CoerceError {
@@ -223,6 +249,11 @@ struct Coercer<'a> {
     depth: usize,
     /// Pairs that may still be visited (see [`STEPS_PER_ELEMENT`]).
     steps_left: usize,
+    /// Leaves are raw text ([`coerce_raw_arguments`]).
+    raw: bool,
+    /// Raw leaves kept as text because they fit no type, and (at the top level) arguments read
+    /// without their schema: reported, never failing the call.
+    mismatches: Vec<CoerceError>,
 }
 
 impl<'a> Coercer<'a> {
@@ -234,6 +265,8 @@ impl<'a> Coercer<'a> {
             depth: 0,
             steps_left: BASE_STEPS
                 .saturating_add(count_elements(tree).saturating_mul(STEPS_PER_ELEMENT)),
+            raw: false,
+            mismatches: Vec::new(),
         }
     }
 
@@ -252,11 +285,17 @@ impl<'a> Coercer<'a> {
         f: impl FnOnce(&mut Self) -> Option<Value>,
     ) -> Result<Value, Vec<CoerceError>> {
         let saved = std::mem::take(&mut self.errors);
+        let saved_mismatches = std::mem::take(&mut self.mismatches);
         let out = f(self);
-        let errors = std::mem::replace(&mut self.errors, saved);
+        let mut errors = std::mem::replace(&mut self.errors, saved);
+        // A raw leaf that fits no type fails the attempt like any other mismatch.
+        let mismatches = std::mem::replace(&mut self.mismatches, saved_mismatches);
         match out {
-            Some(v) if errors.is_empty() => Ok(v),
-            _ => Err(errors),
+            Some(v) if errors.is_empty() && mismatches.is_empty() => Ok(v),
+            _ => {
+                errors.extend(mismatches);
+                Err(errors)
+            }
         }
     }
 
@@ -282,7 +321,10 @@ impl<'a> Coercer<'a> {
             return None;
         }
         self.depth += 1;
-        let out = self.group_inner(els, schema, path);
+        let out = match els {
+            [leaf] if self.raw && !leaf.has_child_elements() => self.raw_leaf(leaf, schema, path),
+            _ => self.group_inner(els, schema, path),
+        };
         self.depth -= 1;
         out
     }
@@ -343,7 +385,40 @@ impl<'a> Coercer<'a> {
         None
     }
 
+    /// A raw leaf: its text typed by [`crate::raw::type_raw`]; an empty element that no type
+    /// takes as text is read as [`Coercer::group_inner`] reads it (`[]`, `{}`); anything else
+    /// that fits nothing stays its text, reported.
+    fn raw_leaf(&mut self, e: &Element, schema: &Json, path: &str) -> Option<Value> {
+        let text = e.text();
+        let typed = crate::raw::type_raw(&text, Some(schema), self.doc.root());
+        if typed.fits() {
+            return Some(typed.value);
+        }
+        if is_empty_element(e)
+            && let Ok(v) = self.attempt(|c| c.group_inner(&[e], schema, path))
+        {
+            return Some(v);
+        }
+        let reason = typed.mismatch.unwrap_or_default();
+        self.mismatches.push(CoerceError {
+            path: path.to_owned(),
+            expected: reason
+                .strip_prefix("expected ")
+                .unwrap_or(&reason)
+                .to_owned(),
+            found: found(&[e]),
+            message: String::new(),
+        });
+        Some(typed.value)
+    }
+
     fn blind(&self, els: &[&Element]) -> Value {
+        if self.raw {
+            return match els {
+                [one] => raw_value_from_element(one),
+                many => Value::Array(many.iter().map(|e| raw_value_from_element(e)).collect()),
+            };
+        }
         match els {
             [one] => value_from_element_in(one, self.source),
             many => Value::Array(
@@ -570,7 +645,7 @@ impl<'a> Coercer<'a> {
     }
 
     fn object(&mut self, e: &Element, s: &Json, path: &str) -> Option<Map> {
-        if is_mixed(e) {
+        if is_mixed(e) && !self.raw {
             self.fail(
                 path,
                 "object",
@@ -595,9 +670,13 @@ impl<'a> Coercer<'a> {
         };
         let mut out = Map::new();
         let mut ok = true;
-        let groups = groups(e);
-        let present: HashSet<&str> = groups.iter().map(|(name, _)| *name).collect();
-        for (name, siblings) in groups {
+        let members = groups(e);
+        let present: HashSet<&str> = members.iter().map(|(name, _)| *name).collect();
+        for (name, siblings) in members {
+            if self.raw && path.is_empty() {
+                // Reported in document order (see below).
+                self.mismatches.append(&mut self.errors);
+            }
             let p = if path.is_empty() {
                 name.to_owned()
             } else {
@@ -632,6 +711,23 @@ impl<'a> Coercer<'a> {
                 }
                 None => ok = false,
             }
+        }
+        if self.raw {
+            insert_mixed_text(e, &mut out);
+            if path.is_empty() {
+                // The arguments themselves: one that does not fit its schema is read without it
+                // and reported, so that no argument is lost (raw text, docs/FORMAT.md §9.4).
+                self.mismatches.append(&mut self.errors);
+                let mut all = Map::with_capacity(out.len());
+                for (name, siblings) in groups(e) {
+                    let v = out
+                        .swap_remove(name)
+                        .unwrap_or_else(|| self.blind(&siblings));
+                    all.insert(name.to_owned(), v);
+                }
+                return Some(all);
+            }
+            return ok.then_some(out);
         }
         for name in required(s) {
             if !out.contains_key(name) && !present.contains(name) {

@@ -207,19 +207,94 @@ pub(crate) fn groups(e: &Element) -> Vec<(&str, Vec<&Element>)> {
 }
 
 fn members(e: &Element, source: Option<&str>) -> Map {
+    members_with(e, &|c| value_from_element_in(c, source))
+}
+
+/// The child elements of `e` as an object, each read by `value`: one per name, in order of first
+/// appearance, a repeated name an array of its values in document order.
+pub(crate) fn members_with(e: &Element, value: &dyn Fn(&Element) -> Value) -> Map {
     let mut m = Map::new();
     for (name, siblings) in groups(e) {
         let v = match siblings.as_slice() {
-            [one] => value_from_element_in(one, source),
-            many => Value::Array(
-                many.iter()
-                    .map(|c| value_from_element_in(c, source))
-                    .collect(),
-            ),
+            [one] => value(one),
+            many => Value::Array(many.iter().map(|c| value(c)).collect()),
         };
         m.insert(name.to_owned(), v);
     }
     m
+}
+
+/// The value of an element whose text is *raw* (MiniMax-M3, docs/FORMAT.md §9.4), without a
+/// schema: a leaf is its text, a string, byte for byte (not trimmed, not inferred); an element
+/// with child elements is an object by the rules of [`value_from_element`] (a repeated name is
+/// an array), and text beside the children is kept under [`mixed_text_key`].
+///
+/// ```
+/// use arg_types::{tree::raw_value_from_element, Value};
+/// use xml_fallback::tree::{Element, Node};
+/// assert_eq!(
+///     raw_value_from_element(&Element::with_text("n", " 007 ")),
+///     Value::String(" 007 ".into())
+/// );
+/// let mut msg = Element::new("msg");
+/// msg.children.push(Node::Text("Hello ".into()));
+/// msg.children.push(Node::Element(Element::with_text("b", "you")));
+/// let v = raw_value_from_element(&msg);
+/// assert_eq!(v.get("b"), Some(&Value::String("you".into())));
+/// assert_eq!(v.get("$text"), Some(&Value::String("Hello ".into())));
+/// ```
+pub fn raw_value_from_element(e: &Element) -> Value {
+    if !e.has_child_elements() {
+        return Value::String(e.text());
+    }
+    let mut m = members_with(e, &raw_value_from_element);
+    insert_mixed_text(e, &mut m);
+    Value::Object(m)
+}
+
+/// The arguments held by `args` (one per child element) read by [`raw_value_from_element`]; a
+/// repeated name is an array. Text directly inside `args` is not an argument.
+///
+/// ```
+/// use arg_types::{tree::raw_arguments_from_element, Value};
+/// use xml_fallback::tree::{Element, Node};
+/// let mut args = Element::new("invoke");
+/// for (k, v) in [("tag", "a"), ("n", "1"), ("tag", "b")] {
+///     args.children.push(Node::Element(Element::with_text(k, v)));
+/// }
+/// let m = raw_arguments_from_element(&args);
+/// assert_eq!(m["tag"], Value::Array(vec!["a".into(), "b".into()]));
+/// assert_eq!(m["n"], Value::String("1".into()));
+/// ```
+pub fn raw_arguments_from_element(args: &Element) -> Map {
+    members_with(args, &raw_value_from_element)
+}
+
+/// The key under which the text of a mixed element is kept beside its children: `$text`, or
+/// `$$text`, `$$$text`, … when a member of `m` already has that name.
+///
+/// ```
+/// use arg_types::{tree::mixed_text_key, Map, Value};
+/// let mut m = Map::new();
+/// assert_eq!(mixed_text_key(&m), "$text");
+/// m.insert("$text".into(), Value::Null);
+/// assert_eq!(mixed_text_key(&m), "$$text");
+/// ```
+pub fn mixed_text_key(m: &Map) -> String {
+    let mut key = String::from("$text");
+    while m.contains_key(&key) {
+        key.insert(0, '$');
+    }
+    key
+}
+
+/// Adds the text of `e` to `m` under [`mixed_text_key`] when `e` is mixed (child elements
+/// beside non-blank text): every text piece, verbatim, joined without separator.
+pub(crate) fn insert_mixed_text(e: &Element, m: &mut Map) {
+    if is_mixed(e) {
+        let key = mixed_text_key(m);
+        m.insert(key, Value::String(e.text()));
+    }
 }
 
 /// The inner markup of `e` as a string, with the text rule applied (blank first and last lines

@@ -152,6 +152,9 @@ pub(crate) enum Arguments {
     /// DSML's `string` attribute, Kimi-K3's `type`): those keep the dialect's value, the others
     /// are typed as [`Arguments::Raw`]'s are.
     Typed(Vec<(RawArgument, Option<Value>)>),
+    /// Elements whose leaves are raw text (MiniMax-M3): structure and leaves typed by the
+    /// schema, else leaves kept as text.
+    RawTree(Element),
 }
 
 /// One argument written as raw text.
@@ -694,6 +697,9 @@ impl Assembler {
             },
             Arguments::Raw(raw) => self.type_raw(w, base, &mut core, raw, schema.as_ref()),
             Arguments::Typed(args) => self.type_mixed(w, base, &mut core, args, schema.as_ref()),
+            Arguments::RawTree(args) => {
+                self.type_raw_tree(w, base, &mut core, &args, source, schema.as_ref())
+            }
         };
         Ok(ToolCall {
             server_name: server_name(core.server_name.take()),
@@ -775,6 +781,49 @@ impl Assembler {
             }
         }
         map
+    }
+
+    /// The arguments a truncated call had completed, written as elements with raw-text leaves,
+    /// typed as the finished call would be, as JSON.
+    pub(crate) fn partial_raw_tree(&self, core: &CallCore, args: &Element) -> serde_json::Value {
+        let schema = core
+            .tool_name
+            .as_deref()
+            .and_then(|t| self.opts.schemas.as_ref()?.get(t));
+        let typed = arg_types::raw::type_raw_tree(args, schema, None);
+        serde_json::Value::from(Value::Object(typed.arguments))
+    }
+
+    /// Types arguments written as elements with raw-text leaves by the tool's schema; what fits
+    /// no type stays text, with a repair recorded, and a string argument written as elements is
+    /// their markup, with a repair.
+    fn type_raw_tree(
+        &mut self,
+        w: &str,
+        base: usize,
+        core: &mut CallCore,
+        args: &Element,
+        source: &str,
+        schema: Option<&serde_json::Value>,
+    ) -> Map {
+        let typed = arg_types::raw::type_raw_tree(args, schema, Some(source));
+        for mismatch in &typed.mismatches {
+            let at = core
+                .argument_start(&mismatch.name)
+                .map_or(core.start, |(at, _)| at);
+            self.repair(w, base, core, RepairKind::ValueAsString, at);
+        }
+        for child in args.child_elements() {
+            if child.has_child_elements()
+                && matches!(typed.arguments.get(&child.name), Some(Value::String(_)))
+            {
+                let at = core
+                    .argument_start(&child.name)
+                    .map_or(core.start, |(at, _)| at);
+                self.repair(w, base, core, RepairKind::MarkupAsString, at);
+            }
+        }
+        typed.arguments
     }
 
     /// Types arguments written as raw text by the tool's schema; a value that fits none of its

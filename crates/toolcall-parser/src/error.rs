@@ -240,6 +240,7 @@ impl ParseError {
             Dialect::DeepseekDsml => self.invoke_fix(&DEEPSEEK_DSML_ADVICE),
             Dialect::Step3 => self.invoke_fix(&STEP3_ADVICE),
             Dialect::KimiK3 => self.kimi_fix(),
+            Dialect::MinimaxM3 => self.minimax_m3_fix(),
             // `auto` reports each call in the dialect it chose; this is only a fallback.
             Dialect::Auto => self.tool_fix(),
         }
@@ -295,6 +296,40 @@ impl ParseError {
                  <|open|>argument key=\"ARG\" type=\"string\"<|sep|>value<|close|>argument<|sep|>\
                  <|close|>call<|sep|>, with nothing but arguments inside the call. Values are \
                  written as they are, without escaping."
+            }
+        }
+    }
+
+    /// Advice in the MiniMax-M3 syntax (every tag after the `]<]minimax[>[` marker).
+    fn minimax_m3_fix(&self) -> &'static str {
+        match self.kind {
+            ErrorKind::UnterminatedCall => {
+                "Fix: close every argument with ]<]minimax[>[</NAME>, the call with \
+                 ]<]minimax[>[</invoke> and the block with ]<]minimax[>[</tool_call>. Write each \
+                 call in full before starting the next one."
+            }
+            ErrorKind::MissingToolName | ErrorKind::InvalidToolName => {
+                "Fix: name the tool in the invoke tag: ]<]minimax[>[<invoke name=\"NAME\">. A tool \
+                 name holds only letters, digits, _, - and ."
+            }
+            ErrorKind::MismatchedTag => {
+                "Fix: close each element with the marker and a close tag of its own name, \
+                 innermost first: ]<]minimax[>[<edit>]<]minimax[>[<line>3]<]minimax[>[</line>\
+                 ]<]minimax[>[</edit>."
+            }
+            ErrorKind::InvalidArgument => {
+                "Fix: give the argument the type the tool's schema asks for, then send the call \
+                 again."
+            }
+            ErrorKind::LimitExceeded => {
+                "Fix: make the call smaller (fewer, shorter or less deeply nested arguments), or \
+                 split the work across several calls."
+            }
+            _ => {
+                "Fix: write each call as ]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke \
+                 name=\"NAME\">\n]<]minimax[>[<ARG>value]<]minimax[>[</ARG>\n]<]minimax[>[</invoke>\n\
+                 ]<]minimax[>[</tool_call>, with only invokes inside the block and only arguments \
+                 inside an invoke. Values are written as they are, without escaping."
             }
         }
     }

@@ -132,6 +132,8 @@ pub(crate) struct Reasoned {
     inner: Box<dyn Grammar>,
     reasoning: Reasoning,
     call_markers: &'static [&'static str],
+    /// The distinct first bytes of the call markers, searched for.
+    marker_starts: Vec<u8>,
     close: memmem::Finder<'static>,
     phase: Phase,
     /// Absolute offset of the next byte to read (before the answer).
@@ -147,6 +149,13 @@ pub(crate) struct Reasoned {
 impl Reasoned {
     pub(crate) fn new(inner: Box<dyn Grammar>, dialect: Dialect, reasoning: Reasoning) -> Self {
         let close = memmem::Finder::new(reasoning.close.as_bytes()).into_owned();
+        let call_markers = dialect.call_markers();
+        let mut marker_starts: Vec<u8> = call_markers
+            .iter()
+            .filter_map(|m| m.bytes().next())
+            .collect();
+        marker_starts.sort_unstable();
+        marker_starts.dedup();
         Reasoned {
             inner,
             phase: if reasoning.starts_open {
@@ -154,7 +163,8 @@ impl Reasoned {
             } else {
                 Phase::Start
             },
-            call_markers: dialect.call_markers(),
+            call_markers,
+            marker_starts,
             reasoning,
             close,
             pos: 0,
@@ -196,7 +206,7 @@ impl Reasoned {
         let rest = &bytes[start - base..];
         let mut best: Option<(usize, usize)> = None;
         let mut i = 0;
-        while let Some(k) = memchr::memchr(b'<', &rest[i..]) {
+        while let Some(k) = find_any(&self.marker_starts, &rest[i..]) {
             let at = i + k;
             if let Some(m) = self
                 .call_markers
@@ -343,5 +353,15 @@ impl Grammar for Reasoned {
 
     fn start_at(&mut self, at: usize) {
         self.pos = at;
+    }
+}
+
+/// The first position in `hay` of any of the bytes `needles`.
+fn find_any(needles: &[u8], hay: &[u8]) -> Option<usize> {
+    match *needles {
+        [a] => memchr::memchr(a, hay),
+        [a, b] => memchr::memchr2(a, b, hay),
+        [a, b, c] => memchr::memchr3(a, b, c, hay),
+        _ => hay.iter().position(|x| needles.contains(x)),
     }
 }

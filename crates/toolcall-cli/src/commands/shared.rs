@@ -156,7 +156,8 @@ fn typing(dialect: Dialect) -> Option<Typing> {
         | Dialect::Anthropic
         | Dialect::Step3
         | Dialect::DeepseekDsml
-        | Dialect::KimiK3 => Some(Typing::Raw),
+        | Dialect::KimiK3
+        | Dialect::MinimaxM3 => Some(Typing::Raw),
         Dialect::Auto => Some(Typing::ByCall),
         Dialect::Hermes => Some(Typing::Json),
         _ => None,

@@ -17,6 +17,7 @@ mod glm;
 mod hermes;
 mod invoke;
 mod kimi_k3;
+mod minimax_m3;
 mod qwen3_coder;
 mod scan;
 pub(crate) mod tool;
@@ -110,6 +111,9 @@ dialects! {
     /// Kimi-K3: `<|open|>call tool="f"<|sep|><|open|>argument key="p" type="string"<|sep|>v
     /// <|close|>argument<|sep|><|close|>call<|sep|>` (docs/FORMAT.md §9.6).
     KimiK3 = "kimi-k3" => |opts, progress| kimi_k3::KimiK3::new(opts, progress);
+    /// MiniMax-M3: `]<]minimax[>[<invoke name="f">` calls in `]<]minimax[>[<tool_call>` blocks,
+    /// arguments as nested elements, every tag after the `]<]minimax[>[` marker.
+    MinimaxM3 = "minimax-m3" => |opts, progress| minimax_m3::MinimaxM3::new(opts, progress);
     /// Any of the others: the first call marker met picks the dialect for the rest of the reply
     /// (docs/FORMAT.md §9.7).
     Auto = "auto" => |opts, progress| auto::Auto::new(opts, progress);
@@ -120,6 +124,7 @@ impl Dialect {
     pub fn reasoning_markers(self) -> (&'static str, &'static str) {
         match self {
             Dialect::SeedOss => ("<seed:think>", "</seed:think>"),
+            Dialect::MinimaxM3 => ("<mm:think>", "</mm:think>"),
             _ => ("<think>", "</think>"),
         }
     }
@@ -148,6 +153,7 @@ impl Dialect {
             Dialect::DeepseekDsml => &["<｜DSML｜function_calls>", "<｜DSML｜tool_calls>"],
             Dialect::Step3 => &["<｜tool_calls_begin｜>"],
             Dialect::KimiK3 => &["<|open|>call"],
+            Dialect::MinimaxM3 => &[minimax_m3::BLOCK_OPEN],
             // Every marker of the others (a test keeps the list whole).
             Dialect::Auto => &[
                 "<tool>",
@@ -162,6 +168,7 @@ impl Dialect {
                 "<｜DSML｜tool_calls>",
                 "<｜tool_calls_begin｜>",
                 "<|open|>call",
+                minimax_m3::BLOCK_OPEN,
             ],
         }
     }

@@ -152,6 +152,20 @@ pub(crate) const VOCABULARY: &[&str] = &[
     "<|open|>",
     "<|sep|>",
     "<|",
+    // MiniMax-M3: the marker, its tags, pieces of them.
+    "]<]minimax[>[",
+    "]<]minimax[>[<tool_call>",
+    "]<]minimax[>[</tool_call>",
+    "]<]minimax[>[<invoke name=\"f\">",
+    "]<]minimax[>[<invoke name='g h'>",
+    "]<]minimax[>[</invoke>",
+    "]<]minimax[>[<a>",
+    "]<]minimax[>[</a>",
+    "]<]minimax[>[<item>",
+    "]<]minimax[>[</item>",
+    "]<]mini",
+    "<mm:think>",
+    "</mm:think>",
 ];
 
 /// Inputs made of up to 40 [`VOCABULARY`] fragments.
