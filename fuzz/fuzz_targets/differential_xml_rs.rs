@@ -277,7 +277,10 @@ fn expected(doc: &str) -> Option<(String, String, arg_types::Map)> {
     if tool_name.has_child_elements() || server_name.is_some_and(Element::has_child_elements) {
         return None;
     }
-    let tool_name = element_value(tool_name).into_owned();
+    // Names are trimmed of XML blanks, then checked (docs/FORMAT.md §3.4).
+    let tool_name = element_value(tool_name)
+        .trim_matches([' ', '\t', '\n', '\r'])
+        .to_owned();
     if tool_name.is_empty() || has_descendant_named(&tree, "tool") {
         return None;
     }
@@ -286,7 +289,11 @@ fn expected(doc: &str) -> Option<(String, String, arg_types::Map)> {
         return None;
     }
     let server_name = server_name
-        .map(|s| element_value(s).into_owned())
+        .map(|s| {
+            element_value(s)
+                .trim_matches([' ', '\t', '\n', '\r'])
+                .to_owned()
+        })
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "local".to_owned());
     Some((

@@ -493,3 +493,16 @@ fn an_unclosed_comment_on_both_sides_of_the_comment_window() {
     );
     assert_chunking_invariant(&small, &ParseOptions::default());
 }
+
+/// `differential_xml_rs` (fuzz-smoke of 2026-11-25): a tool name followed by blank lines
+/// (`<tool_name>t\n\n\n\n</tool_name >`, after the arguments) is the name `t`: names are trimmed
+/// of XML blanks before they are checked (docs/FORMAT.md §3.4); the target now trims as well.
+#[test]
+fn names_followed_by_blank_lines_are_trimmed() {
+    let text = "<tool >\r\n<arguments>\r\n<b><![CDATA[]]><!----></b>\n</arguments >\n\n\
+                <tool_name>t\n\n\n\n</tool_name >\n</tool >";
+    let r = assert_chunking_invariant(text, &ParseOptions::default());
+    assert!(r.errors().is_empty(), "{:?}", r.errors());
+    assert_eq!(r.calls()[0].tool_name, "t");
+    assert_eq!(r.calls()[0].arguments["b"].as_str(), Some(""));
+}
