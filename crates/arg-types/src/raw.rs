@@ -233,7 +233,7 @@ pub fn type_raw_arguments<'t>(
 }
 
 /// Types a call's arguments written as nested elements whose leaves are raw text (MiniMax-M3,
-/// docs/FORMAT.md §9.4): `args` holds one child element per argument, and each leaf element's
+/// docs/FORMAT.md §9.9): `args` holds one child element per argument, and each leaf element's
 /// text nodes hold the text exactly as written (not decoded, not trimmed).
 ///
 /// - Without an input schema, leaves are strings, elements with child elements objects, a

@@ -181,7 +181,7 @@ pub fn coerce_element_all(
 }
 
 /// Reads the children of `args` through the tool's input schema, their leaves being *raw* text
-/// (MiniMax-M3, docs/FORMAT.md §9.4): each leaf is typed by [`crate::raw::type_raw`] with its
+/// (MiniMax-M3, docs/FORMAT.md §9.9): each leaf is typed by [`crate::raw::type_raw`] with its
 /// schema, structure (objects, arrays, repeated names, empty elements) is read as
 /// [`coerce_arguments`] reads it, and text beside child elements is kept under `$text`.
 /// Nothing is dropped: a leaf that fits no type stays its text, and an argument that does not
@@ -716,7 +716,7 @@ impl<'a> Coercer<'a> {
             insert_mixed_text(e, &mut out);
             if path.is_empty() {
                 // The arguments themselves: one that does not fit its schema is read without it
-                // and reported, so that no argument is lost (raw text, docs/FORMAT.md §9.4).
+                // and reported, so that no argument is lost (raw text, docs/FORMAT.md §9.9).
                 self.mismatches.append(&mut self.errors);
                 let mut all = Map::with_capacity(out.len());
                 for (name, siblings) in groups(e) {

@@ -224,7 +224,7 @@ pub(crate) fn members_with(e: &Element, value: &dyn Fn(&Element) -> Value) -> Ma
     m
 }
 
-/// The value of an element whose text is *raw* (MiniMax-M3, docs/FORMAT.md §9.4), without a
+/// The value of an element whose text is *raw* (MiniMax-M3, docs/FORMAT.md §9.9), without a
 /// schema: a leaf is its text, a string, byte for byte (not trimmed, not inferred); an element
 /// with child elements is an object by the rules of [`value_from_element`] (a repeated name is
 /// an array), and text beside the children is kept under [`mixed_text_key`].

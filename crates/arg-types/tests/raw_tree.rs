@@ -1,4 +1,4 @@
-//! Nested arguments with raw-text leaves (MiniMax-M3, docs/FORMAT.md §9.4):
+//! Nested arguments with raw-text leaves (MiniMax-M3, docs/FORMAT.md §9.9):
 //! `arg_types::raw::type_raw_tree`, each rule pinned.
 
 use arg_types::raw::{TypedArguments, type_raw_tree};

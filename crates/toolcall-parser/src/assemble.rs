@@ -808,10 +808,18 @@ impl Assembler {
     ) -> Map {
         let typed = arg_types::raw::type_raw_tree(args, schema, Some(source));
         for mismatch in &typed.mismatches {
-            let at = core
-                .argument_start(&mismatch.name)
-                .map_or(core.start, |(at, _)| at);
-            self.repair(w, base, core, RepairKind::ValueAsString, at);
+            // The top-level argument the path (`a.b[0]`) is in: repairs are counted per argument.
+            let name = args
+                .child_elements()
+                .map(|c| c.name.as_str())
+                .find(|n| {
+                    mismatch.name.strip_prefix(n).is_some_and(|rest| {
+                        rest.is_empty() || rest.starts_with('.') || rest.starts_with('[')
+                    })
+                })
+                .unwrap_or(&mismatch.name);
+            let at = core.argument_start(name).map_or(core.start, |(at, _)| at);
+            self.repair_in(w, base, core, RepairKind::ValueAsString, at, name);
         }
         for child in args.child_elements() {
             if child.has_child_elements()
@@ -820,7 +828,7 @@ impl Assembler {
                 let at = core
                     .argument_start(&child.name)
                     .map_or(core.start, |(at, _)| at);
-                self.repair(w, base, core, RepairKind::MarkupAsString, at);
+                self.repair_in(w, base, core, RepairKind::MarkupAsString, at, &child.name);
             }
         }
         typed.arguments

@@ -1,4 +1,4 @@
-//! MiniMax-M3 (docs/FORMAT.md §9.4): one test per rule, then the cases that vLLM's and Dynamo's
+//! MiniMax-M3 (docs/FORMAT.md §9.9): one test per rule, then the cases that vLLM's and Dynamo's
 //! tests assert (`tests/fixtures/dialects/minimax-m3-FORMAT.md`), with ours where we decide
 //! differently. Every input is also streamed in every chunk size from 1 to 17 (and 31, 64, 100,
 //! 4096) and must give exactly the one-shot result.
@@ -47,10 +47,12 @@ fn args(r: &ParseResult, i: usize) -> Json {
     ))
 }
 
+/// Every repair made, one entry per occurrence (repairs are aggregated per kind and argument).
 fn repairs(r: &ParseResult) -> Vec<RepairKind> {
     r.calls()
         .iter()
-        .flat_map(|c| c.repairs.iter().map(|r| r.kind))
+        .flat_map(|c| c.repairs.iter())
+        .flat_map(|r| std::iter::repeat_n(r.kind, r.count))
         .collect()
 }
 
@@ -62,7 +64,7 @@ fn kinds(r: &ParseResult) -> Vec<ErrorKind> {
 const WEATHER: &str =
     "§<tool_call>\n§<invoke name=\"weather\">\n§<city>Paris§</city>\n§</invoke>\n§</tool_call>";
 
-// ----- the rules of §9.4 ------------------------------------------------------------------------
+// ----- the rules of §9.9 ------------------------------------------------------------------------
 
 #[test]
 fn rule_1_tags_follow_the_marker_and_nothing_else_is_markup() {

@@ -1,4 +1,4 @@
-//! MiniMax-M3: docs/FORMAT.md §9.4.
+//! MiniMax-M3: docs/FORMAT.md §9.9.
 //!
 //! ```text
 //! ]<]minimax[>[<tool_call>
