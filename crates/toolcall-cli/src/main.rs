@@ -61,7 +61,9 @@ enum Command {
         after_help = "Prints one JSON object per line, with an \"event\" field: prose, \
                             reasoning, call_started, tool_name, argument_started, \
                             argument_decoded, argument_delta, call_finished (with \"call\" \
-                            or \"error\"), error. Calls carry \"typed_by\" and errors \
+                            or \"error\"), reasoning_call (with \"call\" or \"error\": a call \
+                            written inside reasoning, with --calls-in-reasoning flag), error. \
+                            Calls carry \"typed_by\" and errors \
                             \"feedback\", as in `toolcall parse`.\n\
                             Exit status: 0 no errors, 1 the input had errors, 2 usage or I/O error.\n\n\
                             Example:\n  \
@@ -167,7 +169,9 @@ pub(crate) struct ReasoningArgs {
     #[arg(long)]
     pub(crate) reasoning_open: bool,
     /// What call markup inside reasoning does: `end` (a call ends reasoning and is parsed, the
-    /// default) or `text` (it stays reasoning, never a call). Implies --reasoning.
+    /// default), `text` (it stays reasoning, never a call) or `flag` (it is parsed and reported
+    /// apart: "reasoning_calls" and "reasoning_errors" in parse's JSON, "reasoning_call" events
+    /// in stream's; never among "calls", never run). Implies --reasoning.
     #[arg(long, value_name = "POLICY")]
     pub(crate) calls_in_reasoning: Option<toolcall::parser::CallsInReasoning>,
 }

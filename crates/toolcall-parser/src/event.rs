@@ -94,6 +94,15 @@ pub enum StreamEvent {
         /// The text, verbatim.
         text: String,
     },
+    /// A call written inside reasoning, with policy [`CallsInReasoning::Flag`]: reported apart,
+    /// never among the answer's calls (`index` is absent: such calls are not streamed). An `Err`
+    /// is such a call that could not be read.
+    ///
+    /// [`CallsInReasoning::Flag`]: crate::CallsInReasoning::Flag
+    ReasoningCall {
+        /// The call, or why it could not be read.
+        result: Result<Box<ToolCall>, Box<ParseError>>,
+    },
     /// An error outside any call (a limit on the whole input).
     Error {
         /// The error.

@@ -18,6 +18,14 @@ pub enum Segment {
     Call(ToolCall),
     /// A call (or input) that could not be read.
     Error(ParseError),
+    /// A call written inside reasoning ([`CallsInReasoning::Flag`]), apart from the answer's.
+    ///
+    /// [`CallsInReasoning::Flag`]: crate::CallsInReasoning::Flag
+    ReasoningCall(ToolCall),
+    /// A call written inside reasoning that could not be read ([`CallsInReasoning::Flag`]).
+    ///
+    /// [`CallsInReasoning::Flag`]: crate::CallsInReasoning::Flag
+    ReasoningError(ParseError),
 }
 
 /// Everything in a response, in order: what to show, what to run, what to report.
@@ -56,6 +64,10 @@ impl ParseResult {
                 Err(e) => Segment::Error(*e),
             }),
             StreamEvent::Error { error } => self.segments.push(Segment::Error(*error)),
+            StreamEvent::ReasoningCall { result } => self.segments.push(match result {
+                Ok(call) => Segment::ReasoningCall(*call),
+                Err(e) => Segment::ReasoningError(*e),
+            }),
             StreamEvent::Reasoning { text } => match self.segments.last_mut() {
                 Some(Segment::Reasoning(p)) => p.push_str(&text),
                 _ => self.segments.push(Segment::Reasoning(text)),
@@ -85,6 +97,34 @@ impl ParseResult {
             .iter()
             .filter_map(|s| match s {
                 Segment::Error(e) => Some(e),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The calls written inside reasoning, in order (only with [`CallsInReasoning::Flag`]; never
+    /// among [`calls`](ParseResult::calls)).
+    ///
+    /// [`CallsInReasoning::Flag`]: crate::CallsInReasoning::Flag
+    pub fn reasoning_calls(&self) -> Vec<&ToolCall> {
+        self.segments
+            .iter()
+            .filter_map(|s| match s {
+                Segment::ReasoningCall(c) => Some(c),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The calls written inside reasoning that could not be read, in order (only with
+    /// [`CallsInReasoning::Flag`]; never among [`errors`](ParseResult::errors)).
+    ///
+    /// [`CallsInReasoning::Flag`]: crate::CallsInReasoning::Flag
+    pub fn reasoning_errors(&self) -> Vec<&ParseError> {
+        self.segments
+            .iter()
+            .filter_map(|s| match s {
+                Segment::ReasoningError(e) => Some(e),
                 _ => None,
             })
             .collect()

@@ -28,6 +28,28 @@ pub enum CallsInReasoning {
     /// Call markup inside reasoning is reasoning text, never a call (Dynamo's policy for a call
     /// inside a closed think block).
     Text,
+    /// Calls inside reasoning are parsed and reported apart, as
+    /// [`StreamEvent::ReasoningCall`] ([`ParseResult::reasoning_calls`]), never among the
+    /// answer's calls; their text is not reasoning text, and reasoning goes on after them.
+    ///
+    /// ```
+    /// use toolcall_parser::{CallsInReasoning, Dialect, ParseOptions, Reasoning, parse_with};
+    /// let d = Dialect::Qwen3Coder;
+    /// let opts = ParseOptions::new().with_dialect(d).with_reasoning(
+    ///     Reasoning::for_dialect(d).with_calls_in_reasoning(CallsInReasoning::Flag),
+    /// );
+    /// let r = parse_with(
+    ///     "<think>Try <tool_call>\n<function=ls>\n</function>\n</tool_call> first.</think>Done.",
+    ///     &opts,
+    /// );
+    /// assert!(r.calls().is_empty());
+    /// assert_eq!(r.reasoning_calls()[0].tool_name, "ls");
+    /// assert_eq!(r.reasoning(), "Try  first.");
+    /// assert_eq!(r.prose(), "Done.");
+    /// ```
+    ///
+    /// [`ParseResult::reasoning_calls`]: crate::ParseResult::reasoning_calls
+    Flag,
 }
 
 impl CallsInReasoning {
@@ -36,6 +58,7 @@ impl CallsInReasoning {
         match self {
             CallsInReasoning::End => "end",
             CallsInReasoning::Text => "text",
+            CallsInReasoning::Flag => "flag",
         }
     }
 }
@@ -47,8 +70,9 @@ impl std::str::FromStr for CallsInReasoning {
         match s {
             "end" => Ok(CallsInReasoning::End),
             "text" => Ok(CallsInReasoning::Text),
+            "flag" => Ok(CallsInReasoning::Flag),
             other => Err(format!(
-                "unknown policy `{other}` for calls in reasoning; expected end or text"
+                "unknown policy `{other}` for calls in reasoning; expected end, text or flag"
             )),
         }
     }
@@ -122,8 +146,24 @@ enum Phase {
     /// After reasoning: a repeated closing marker right after it is dropped; blanks were
     /// looked at up to `pos`.
     Closed,
+    /// Inside reasoning, from a call marker on, with policy `Flag`: a grammar of its own
+    /// ([`Reasoned::calls`]) reads the calls there until the closing marker ends reasoning.
+    Calls,
     /// The answer: everything goes to the dialect's grammar.
     Answer,
+}
+
+/// The calls inside reasoning (policy `Flag`): a grammar of the dialect of their own, so that
+/// the answer's grammar starts fresh after reasoning and numbers its calls from 0.
+#[derive(Debug)]
+struct CallsInside {
+    grammar: Box<dyn Grammar>,
+    /// Reasoning text is emitted up to this absolute offset (the grammar's prose and calls).
+    emitted: usize,
+    /// Whether the grammar is inside a call (a closing marker there is the call's text).
+    in_call: bool,
+    /// The closing marker is searched for from here.
+    close_from: usize,
 }
 
 /// A dialect's grammar behind the reasoning splitter.
@@ -144,6 +184,10 @@ pub(crate) struct Reasoned {
     marker_scanned: usize,
     /// The byte before the window's first byte, once the window no longer holds it.
     prev: Option<u8>,
+    /// The dialect and options a grammar for calls inside reasoning is made with.
+    dialect: Dialect,
+    /// With policy `Flag`, in [`Phase::Calls`]: the grammar reading calls inside reasoning.
+    calls: Option<CallsInside>,
 }
 
 impl Reasoned {
@@ -171,6 +215,113 @@ impl Reasoned {
             marker_ahead: None,
             marker_scanned: 0,
             prev: None,
+            dialect,
+            calls: None,
+        }
+    }
+
+    /// Starts reading calls inside reasoning at the call marker at absolute offset `at`.
+    fn calls_from(&mut self, w: &str, base: usize, at: usize) {
+        let opts = self.inner.assembler().opts.clone();
+        let locator = self.inner.assembler().locator.clone();
+        let mut grammar = self.dialect.grammar(opts, true);
+        let asm = grammar.assembler();
+        asm.locator = locator;
+        asm.locator.move_anchor(w, base, at);
+        grammar.start_at(at);
+        self.calls = Some(CallsInside {
+            grammar,
+            emitted: at,
+            in_call: false,
+            close_from: at,
+        });
+        self.pos = at;
+        self.phase = Phase::Calls;
+    }
+
+    /// [`Phase::Calls`]: lets the grammar of calls inside reasoning read up to the closing
+    /// marker (or as far as the window allows); its prose is reasoning, its calls and errors
+    /// [`StreamEvent::ReasoningCall`]s, its other events dropped. Returns the offset still needed
+    /// when the window ends inside reasoning.
+    fn run_calls(
+        &mut self,
+        w: &str,
+        base: usize,
+        is_final: bool,
+        out: &mut Vec<StreamEvent>,
+    ) -> Option<usize> {
+        let bytes = w.as_bytes();
+        let end = base + bytes.len();
+        let close_len = self.reasoning.close.len();
+        let calls = self.calls.as_mut()?;
+        let close_at = (close_len > 0)
+            .then(|| self.close.find(&bytes[calls.close_from - base..]))
+            .flatten()
+            .map(|i| calls.close_from + i);
+        let (limit, last) = match close_at {
+            Some(c) => (c, false),
+            None if is_final => (end, true),
+            None => {
+                // Hold back what may begin the closing marker.
+                let mut upto = end
+                    .saturating_sub(close_len.saturating_sub(1))
+                    .max(calls.emitted);
+                while !w.is_char_boundary(upto - base) {
+                    upto -= 1;
+                }
+                calls.close_from = calls.close_from.max(upto);
+                (upto.max(calls.emitted), false)
+            }
+        };
+        let mut events = Vec::new();
+        let keep = calls
+            .grammar
+            .run(&w[..limit - base], base, last, &mut events);
+        for event in events {
+            match event {
+                StreamEvent::Prose { text } => out.push(StreamEvent::Reasoning { text }),
+                StreamEvent::CallStarted { .. } => calls.in_call = true,
+                StreamEvent::CallFinished { result, .. } => {
+                    calls.in_call = false;
+                    out.push(StreamEvent::ReasoningCall { result });
+                }
+                StreamEvent::Error { error } => {
+                    out.push(StreamEvent::ReasoningCall { result: Err(error) });
+                }
+                _ => {}
+            }
+        }
+        // The grammar's prose (reasoning text) is emitted up to here.
+        calls.emitted = calls.emitted.max(calls.grammar.assembler().prose_start);
+        let from = calls.emitted.min(limit);
+        match close_at {
+            Some(c) if !calls.in_call => {
+                // Reasoning ends here; what the grammar still held (a marker that began no
+                // call) is reasoning text.
+                self.calls = None;
+                self.emit(w, base, from, c, out);
+                self.pos = c + close_len;
+                self.phase = Phase::Closed;
+                None
+            }
+            Some(c) => {
+                // The closing marker is text of the call: look for the next one.
+                calls.close_from = c + 1;
+                None
+            }
+            None if last => {
+                self.calls = None;
+                self.emit(w, base, from, end, out);
+                self.pos = end;
+                self.answer_from(w, base, end);
+                None
+            }
+            None => {
+                let keep = keep.min(calls.emitted).max(base);
+                calls.grammar.assembler().locator.move_anchor(w, base, keep);
+                self.pos = keep;
+                Some(keep)
+            }
         }
     }
 
@@ -246,6 +397,15 @@ impl Reasoned {
         loop {
             match self.phase {
                 Phase::Answer => return self.inner.run(w, base, is_final, out),
+                Phase::Calls => {
+                    if let Some(keep) = self.run_calls(w, base, is_final, out) {
+                        return keep;
+                    }
+                    if self.calls.is_none() && self.phase == Phase::Calls {
+                        // Unreachable: `run_calls` leaves the phase once the grammar is gone.
+                        self.phase = Phase::Answer;
+                    }
+                }
                 Phase::Start => {
                     let rel = self.pos - base;
                     let blanks = bytes[rel..]
@@ -274,7 +434,9 @@ impl Reasoned {
                         .map(|i| from + i)
                         .filter(|_| !self.reasoning.close.is_empty());
                     let marker = match self.reasoning.calls {
-                        CallsInReasoning::End => self.next_call_marker(bytes, base, from),
+                        CallsInReasoning::End | CallsInReasoning::Flag => {
+                            self.next_call_marker(bytes, base, from)
+                        }
                         CallsInReasoning::Text => None,
                     };
                     match (close_at, marker) {
@@ -282,6 +444,10 @@ impl Reasoned {
                             self.emit(w, base, from, c, out);
                             self.pos = c + self.reasoning.close.len();
                             self.phase = Phase::Closed;
+                        }
+                        (_, Some((at, _))) if self.reasoning.calls == CallsInReasoning::Flag => {
+                            self.emit(w, base, from, at, out);
+                            self.calls_from(w, base, at);
                         }
                         (_, Some((at, _))) => {
                             self.emit(w, base, from, at, out);

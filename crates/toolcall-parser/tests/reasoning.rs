@@ -173,3 +173,169 @@ fn reasoning_fixtures() {
     }
     assert_eq!(n, 7);
 }
+
+/// One call to `f` with the argument `p` = `v`, in each dialect's syntax (`auto` reads `tool`'s).
+fn call_in(d: Dialect) -> &'static str {
+    match d {
+        Dialect::Qwen3Coder => {
+            "<tool_call>\n<function=f>\n<parameter=p>\nv\n</parameter>\n</function>\n</tool_call>"
+        }
+        Dialect::SeedOss => {
+            "<seed:tool_call>\n<function=f>\n<parameter=p>\nv\n</parameter>\n</function>\n\
+             </seed:tool_call>"
+        }
+        Dialect::Hermes => {
+            "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"p\": \"v\"}}\n</tool_call>"
+        }
+        Dialect::Glm => {
+            "<tool_call>f\n<arg_key>p</arg_key>\n<arg_value>v</arg_value>\n</tool_call>"
+        }
+        Dialect::MinimaxM2 => {
+            "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"p\">v</parameter>\n\
+             </invoke>\n</minimax:tool_call>"
+        }
+        Dialect::Anthropic => {
+            "<function_calls>\n<invoke name=\"f\">\n<parameter name=\"p\">v</parameter>\n\
+             </invoke>\n</function_calls>"
+        }
+        Dialect::DeepseekDsml => {
+            "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"p\" \
+             string=\"true\">v</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"
+        }
+        Dialect::Step3 => {
+            "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke \
+             name=\"f\">\n<steptml:parameter name=\"p\">v</steptml:parameter>\n</steptml:invoke>\
+             <｜tool_call_end｜><｜tool_calls_end｜>"
+        }
+        Dialect::KimiK3 => {
+            "<|open|>call tool=\"f\" index=\"1\"<|sep|><|open|>argument key=\"p\" \
+             type=\"string\"<|sep|>v<|close|>argument<|sep|><|close|>call<|sep|>"
+        }
+        Dialect::MinimaxM3 => {
+            "]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name=\"f\">\n]<]minimax[>[<p>v\
+             ]<]minimax[>[</p>\n]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>"
+        }
+        _ => "<tool><tool_name>f</tool_name><arguments><p>v</p></arguments></tool>",
+    }
+}
+
+/// Policy `flag`, in every dialect: a call inside reasoning is parsed and reported apart
+/// (`reasoning_calls`), never among the answer's calls, which are numbered from 0; the text
+/// around it stays reasoning, and reasoning goes on after it to the closing marker.
+#[test]
+fn policy_flag_calls_in_reasoning_are_reported_apart_in_every_dialect() {
+    for &d in Dialect::ALL {
+        let o = opts(d, false, CallsInReasoning::Flag);
+        let (open, close) = d.reasoning_markers();
+        let call = call_in(d);
+        let text = format!("{open}first {call} then{close}answer {call}");
+        let r = parse(&text, &o);
+        assert_eq!(r.reasoning_calls().len(), 1, "{d}: {:?}", r.segments);
+        let flagged = r.reasoning_calls()[0];
+        assert_eq!(flagged.tool_name, "f", "{d}");
+        assert_eq!(flagged.arguments["p"].as_str(), Some("v"), "{d}");
+        assert_eq!(r.calls().len(), 1, "{d}: {:?}", r.segments);
+        assert_eq!(r.calls()[0].tool_name, "f");
+        assert!(
+            r.errors().is_empty() && r.reasoning_errors().is_empty(),
+            "{d}"
+        );
+        assert_eq!(r.reasoning().trim_end(), "first  then", "{d}");
+        assert_eq!(r.prose(), "answer ", "{d}");
+        // Streamed: the flagged call announces nothing (no index, no deltas); the answer's
+        // call is call 0.
+        let events = common::stream_events(&text, &o, 3);
+        let started: Vec<usize> = events
+            .iter()
+            .filter_map(|e| match e {
+                StreamEvent::CallStarted { index } => Some(*index),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(started, [0], "{d}");
+        assert_eq!(
+            events
+                .iter()
+                .filter(|e| matches!(e, StreamEvent::ReasoningCall { .. }))
+                .count(),
+            1,
+            "{d}"
+        );
+    }
+}
+
+/// Policy `flag`: a closing marker inside a call's value is the value's text; reasoning ends at
+/// the first closing marker outside a call.
+#[test]
+fn policy_flag_a_closing_marker_inside_a_call_is_its_text() {
+    let o = opts(Dialect::Qwen3Coder, false, CallsInReasoning::Flag);
+    let text = "<think>x <tool_call>\n<function=say>\n<parameter=t>\nI </think> now\n</parameter>\n\
+                </function>\n</tool_call> y</think>done";
+    let r = parse(text, &o);
+    assert_eq!(
+        r.reasoning_calls()[0].arguments["t"].as_str(),
+        Some("I </think> now")
+    );
+    assert_eq!(r.reasoning(), "x  y");
+    assert_eq!(r.prose(), "done");
+    assert!(r.calls().is_empty());
+}
+
+/// Policy `flag`: a marker that begins no call is reasoning text; a call cut off by the end of
+/// the output (inside reasoning) is a reasoning error, never a call of either kind; output that
+/// ends inside reasoning yields no answer call.
+#[test]
+fn policy_flag_non_calls_and_cut_calls() {
+    let o = opts(Dialect::Qwen3Coder, false, CallsInReasoning::Flag);
+    let r = parse("<think>the <tool_call> tag is</think>ok", &o);
+    assert_eq!(r.reasoning(), "the <tool_call> tag is");
+    assert!(r.reasoning_calls().is_empty() && r.reasoning_errors().is_empty());
+    assert_eq!(r.prose(), "ok");
+
+    let r = parse(
+        "<think>go <tool_call>\n<function=rm>\n<parameter=path>\n/tmp/bu",
+        &o,
+    );
+    assert!(r.calls().is_empty() && r.reasoning_calls().is_empty());
+    assert!(r.errors().is_empty());
+    let e = r.reasoning_errors()[0];
+    assert_eq!(e.kind, toolcall_parser::ErrorKind::UnterminatedCall);
+    assert_eq!(r.reasoning(), "go ");
+    assert_eq!(r.prose(), "");
+
+    // Starting open, as the Qwen3 thinking template does.
+    let o = opts(Dialect::Qwen3Coder, true, CallsInReasoning::Flag);
+    let r = parse(&format!("a {} b</think>c", qwen_call("ls")), &o);
+    assert_eq!(r.reasoning_calls()[0].tool_name, "ls");
+    assert_eq!(r.reasoning(), "a  b");
+    assert_eq!(r.prose(), "c");
+}
+
+/// Policy `flag`: 1,000 calls inside one reasoning block, streamed in small chunks, are each
+/// reported, as one-shot; `max_calls` counts them apart from the answer's calls.
+#[test]
+fn policy_flag_many_calls_in_reasoning() {
+    let o = opts(Dialect::Qwen3Coder, false, CallsInReasoning::Flag);
+    let text = format!(
+        "<think>{}</think>end",
+        format!("x {} ", qwen_call("ls")).repeat(1_000)
+    );
+    let r = common::parse_chunked(&text, &o, 7);
+    assert_eq!(r.reasoning_calls().len(), 1_000);
+    assert_eq!(r.prose(), "end");
+    assert_eq!(r, toolcall_parser::parse_with(&text, &o));
+}
+
+proptest::proptest! {
+    /// Policy `flag` on any soup of every dialect's markup, opened by the marker or starting
+    /// open: the same result in every chunking (and no panic).
+    #[test]
+    fn policy_flag_is_chunking_invariant(text in common::soup(), d in 0..Dialect::ALL.len()) {
+        let d = Dialect::ALL[d];
+        let o = opts(d, false, CallsInReasoning::Flag);
+        let t = format!("{}{}", d.reasoning_markers().0, text);
+        common::assert_chunking_invariant(&t, &o);
+        let o = opts(d, true, CallsInReasoning::Flag);
+        common::assert_chunking_invariant(&text, &o);
+    }
+}

@@ -11,7 +11,7 @@ use toolcall::args::Value;
 use toolcall::bridge::openai::DeltaEvent;
 use toolcall::parser::{ParseError, ParseResult, StreamEvent, ToolCall};
 
-/// `{"calls", "errors", "prose", "reasoning"}`.
+/// `{"calls", "errors", "prose", "reasoning", "reasoning_calls", "reasoning_errors"}`.
 pub(crate) fn result_to_py<'py>(
     py: Python<'py>,
     result: &ParseResult,
@@ -19,11 +19,19 @@ pub(crate) fn result_to_py<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let calls = PyList::empty(py);
     let errors = PyList::empty(py);
+    let reasoning_calls = PyList::empty(py);
+    let reasoning_errors = PyList::empty(py);
     // Segments are in input order, so spans are asked for in increasing order.
     for segment in &result.segments {
         match segment {
             toolcall::parser::Segment::Call(c) => calls.append(call_to_py(py, c, offsets)?)?,
             toolcall::parser::Segment::Error(e) => errors.append(error_to_py(py, e, offsets)?)?,
+            toolcall::parser::Segment::ReasoningCall(c) => {
+                reasoning_calls.append(call_to_py(py, c, offsets)?)?
+            }
+            toolcall::parser::Segment::ReasoningError(e) => {
+                reasoning_errors.append(error_to_py(py, e, offsets)?)?
+            }
             _ => {}
         }
     }
@@ -32,6 +40,8 @@ pub(crate) fn result_to_py<'py>(
     d.set_item(intern!(py, "errors"), errors)?;
     d.set_item(intern!(py, "prose"), result.prose())?;
     d.set_item(intern!(py, "reasoning"), result.reasoning())?;
+    d.set_item(intern!(py, "reasoning_calls"), reasoning_calls)?;
+    d.set_item(intern!(py, "reasoning_errors"), reasoning_errors)?;
     Ok(d.into_any())
 }
 
@@ -82,6 +92,13 @@ pub(crate) fn event_to_py<'py>(
         StreamEvent::Error { error } => {
             d.set_item(kind, intern!(py, "error"))?;
             d.set_item(intern!(py, "error"), error_to_py(py, error, offsets)?)?;
+        }
+        StreamEvent::ReasoningCall { result } => {
+            d.set_item(kind, intern!(py, "reasoning_call"))?;
+            match result {
+                Ok(call) => d.set_item(intern!(py, "call"), call_to_py(py, call, offsets)?)?,
+                Err(e) => d.set_item(intern!(py, "error"), error_to_py(py, e, offsets)?)?,
+            }
         }
         // An event kind newer than this module: its JSON form, as `toolcall stream` prints it.
         #[allow(unreachable_patterns)]

@@ -144,6 +144,19 @@ def test_reasoning_channel() -> None:
     assert [c["tool_name"] for c in ends.calls] == ["ls"]
     kept = toolcall.parse(call_in, dialect="qwen3-coder", reasoning=True, calls_in_reasoning="text")
     assert kept.calls == [] and "<function=ls>" in kept.reasoning
+    flagged_text = call_in + " then</think>answer"
+    flagged = toolcall.parse(
+        flagged_text, dialect="qwen3-coder", reasoning=True, calls_in_reasoning="flag"
+    )
+    assert flagged.calls == [] and flagged.errors == []
+    assert [c["tool_name"] for c in flagged.reasoning_calls] == ["ls"]
+    assert (flagged.reasoning, flagged.prose) == ("x  then", "answer")
+    p = toolcall.StreamParser(dialect="qwen3-coder", reasoning=True, calls_in_reasoning="flag")
+    events = [e for piece in random_pieces(flagged_text, random.Random(2), 3) for e in p.feed(piece)]
+    events.extend(p.finish())
+    kinds = [e["event"] for e in events]
+    assert "call_started" not in kinds and kinds.count("reasoning_call") == 1
+    assert [e["call"]["tool_name"] for e in events if e["event"] == "reasoning_call"] == ["ls"]
 
 
 def test_stream_events() -> None:

@@ -22,6 +22,19 @@ pub(crate) fn run(args: &ParseArgs) -> Result<Exit> {
     let mut members = report(&result, &options);
     if args.reasoning.enabled() {
         members.push(("reasoning", Out::Value(Value::String(result.reasoning()))));
+        // Calls written inside reasoning (`--calls-in-reasoning flag`), apart from the answer's.
+        let calls = result
+            .reasoning_calls()
+            .into_iter()
+            .map(|c| call_json(c, &options))
+            .collect();
+        members.push(("reasoning_calls", Out::Array(calls)));
+        let errors = result
+            .reasoning_errors()
+            .into_iter()
+            .map(error_json)
+            .collect();
+        members.push(("reasoning_errors", Out::Value(Value::Array(errors))));
     }
     if args.stats {
         members.push(("stats", Out::Value(stats(&result))));

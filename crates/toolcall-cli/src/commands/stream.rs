@@ -122,6 +122,13 @@ fn event_json<'a>(e: &'a StreamEvent, options: &ParseOptions) -> Out<'a> {
         StreamEvent::Error { error } => {
             Out::Value(json!({"event": "error", "error": error_json(error)}))
         }
+        StreamEvent::ReasoningCall { result } => match result {
+            Ok(call) => Out::Object(vec![
+                ("event", Out::Value(json!("reasoning_call"))),
+                ("call", call_json(call, options)),
+            ]),
+            Err(err) => Out::Value(json!({"event": "reasoning_call", "error": error_json(err)})),
+        },
         other => Out::Value(serde_json::to_value(other).unwrap_or(Value::Null)),
     }
 }

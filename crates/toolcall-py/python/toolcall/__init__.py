@@ -25,7 +25,7 @@ Dialects: ``toolcall.dialects()`` (``tool``, the default, ``qwen3-coder``, ``see
 from __future__ import annotations
 
 import json as _json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, List, Literal, Mapping, Optional, Sequence, Tuple, TypedDict, Union
 
 from . import _native
@@ -120,11 +120,11 @@ class CallError(TypedDict):
 
 
 #: A streaming event: ``{"event": "prose" | "reasoning" | "call_started" | "tool_name" |
-#: "argument_delta" | "call_finished" | "error", ...}`` (``call_finished`` holds ``call`` or
-#: ``error``), as ``toolcall stream`` prints them.
+#: "argument_delta" | "call_finished" | "reasoning_call" | "error", ...}`` (``call_finished`` and
+#: ``reasoning_call`` hold ``call`` or ``error``), as ``toolcall stream`` prints them.
 Event = dict[str, Any]
 
-CallsInReasoning = Literal["end", "text"]
+CallsInReasoning = Literal["end", "text", "flag"]
 
 
 @dataclass(frozen=True)
@@ -137,6 +137,10 @@ class ParseResult:
     prose: str
     #: The reasoning block's text ("" unless ``reasoning`` or ``reasoning_open`` was set).
     reasoning: str
+    #: Calls written inside reasoning (``calls_in_reasoning="flag"``): never among ``calls``.
+    reasoning_calls: List[ToolCall] = field(default_factory=list)
+    #: Calls written inside reasoning that could not be read (``calls_in_reasoning="flag"``).
+    reasoning_errors: List[CallError] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -157,14 +161,23 @@ def parse(
     ``dialect``: the tool-call format (:func:`dialects`). ``tools``: tool definitions whose
     schemas type the arguments. ``reasoning``: split the dialect's think block off (its text goes
     to ``reasoning``); ``reasoning_open``: the output starts inside it (the chat template opened
-    it); ``calls_in_reasoning``: ``"end"`` (a call ends reasoning and is parsed) or ``"text"``.
+    it); ``calls_in_reasoning``: ``"end"`` (a call ends reasoning and is parsed), ``"text"`` (it
+    stays reasoning text) or ``"flag"`` (it is parsed and reported apart, in ``reasoning_calls``
+    and ``reasoning_errors``).
 
     Inputs of 16 KiB and more are parsed with the GIL released. Raises :class:`TypeError` for a
     ``text`` that is not ``str``, :class:`InputError` for one with lone surrogates,
     :class:`DialectError`, :class:`ToolsError`, :class:`OptionsError` for bad options.
     """
     r = _native.parse(text, dialect, tools, reasoning, reasoning_open, calls_in_reasoning)
-    return ParseResult(r["calls"], r["errors"], r["prose"], r["reasoning"])
+    return ParseResult(
+        r["calls"],
+        r["errors"],
+        r["prose"],
+        r["reasoning"],
+        r["reasoning_calls"],
+        r["reasoning_errors"],
+    )
 
 
 #: The incremental parser: ``feed(chunk) -> list[Event]`` as text arrives, then

@@ -34,7 +34,7 @@ class InputError(Error, ValueError):
 
 
 class OptionsError(Error, ValueError):
-    """An option with a value it cannot take (``calls_in_reasoning`` other than end or text)."""
+    """An option with a value it cannot take (``calls_in_reasoning`` other than end, text or flag)."""
 
 
 class ThreadError(Error, ValueError):
