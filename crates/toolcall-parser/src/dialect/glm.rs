@@ -392,10 +392,7 @@ impl Glm {
             self.error(inp, &mut call, ErrorKind::UnexpectedText, msg, abs);
             return (State::Skip { call }, Flow::Again);
         }
-        let Some((lexeme, n)) = self
-            .lexer
-            .next_raw(inp.w, abs - inp.base, inp.base, inp.is_final)
-        else {
+        let Some((lexeme, n)) = self.lexer.next_raw(inp.w, abs - inp.base, inp.base, false) else {
             return (State::Args { call }, Flow::Stop);
         };
         if starts(&lexeme, KEY) {
@@ -456,10 +453,7 @@ impl Glm {
             self.pos = inp.end();
             return wait(call, inp.end());
         };
-        let Some((lexeme, n)) = self
-            .lexer
-            .next_raw(inp.w, lt - inp.base, inp.base, inp.is_final)
-        else {
+        let Some((lexeme, n)) = self.lexer.next_raw(inp.w, lt - inp.base, inp.base, false) else {
             self.pos = lt;
             return wait(call, lt);
         };
@@ -495,10 +489,7 @@ impl Glm {
         };
         self.pos = abs;
         let lexed = if inp.from(abs)[0] == b'<' {
-            match self
-                .lexer
-                .next_raw(inp.w, abs - inp.base, inp.base, inp.is_final)
-            {
+            match self.lexer.next_raw(inp.w, abs - inp.base, inp.base, false) {
                 Some(lexed) => Some(lexed),
                 None => return (State::AfterKey { call, key, at }, Flow::Stop),
             }
@@ -606,7 +597,7 @@ impl Glm {
                 self.pos += plain;
                 continue;
             }
-            let Some((lexeme, n)) = self.lexer.next_raw(inp.w, rel, inp.base, inp.is_final) else {
+            let Some((lexeme, n)) = self.lexer.next_raw(inp.w, rel, inp.base, false) else {
                 return (State::Value { call, value }, Flow::Stop);
             };
             let abs = self.pos;
@@ -675,7 +666,10 @@ impl Glm {
             Some(at) if inp.from(at)[0] != b'<' => false,
             Some(at) => {
                 let mut peek = self.lexer.clone();
-                match peek.next_raw(inp.w, at - inp.base, inp.base, inp.is_final) {
+                // Tags inside a call are read as if more input followed (docs/FORMAT.md §7): a
+                // tag cut by the end of the input leaves the close tag standing.
+                match peek.next_raw(inp.w, at - inp.base, inp.base, false) {
+                    None if inp.is_final => true,
                     None => {
                         self.lexer = peek;
                         return wait(call, value, at);

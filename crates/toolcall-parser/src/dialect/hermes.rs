@@ -321,7 +321,14 @@ impl Hermes {
             }
             Some(i) => {
                 let at = rel + i;
-                match self.lexer.next_raw(w, at, base, is_final) {
+                // Read as if more input followed: a `</tool_call>` cut by the end of the input
+                // is the closer, cut (the call is read, with the repair, as when nothing
+                // follows the object).
+                match self.lexer.next_raw(w, at, base, false) {
+                    None if is_final => {
+                        self.lexer.reset();
+                        (base + bytes.len(), true)
+                    }
                     None => {
                         return (
                             State::AfterJson(AfterJson {

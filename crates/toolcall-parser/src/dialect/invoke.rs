@@ -537,10 +537,7 @@ impl Invoke {
             );
             return (State::Skip { call }, Flow::Again);
         }
-        let Some((lexeme, n)) = self
-            .lexer
-            .next_raw(inp.w, abs - inp.base, inp.base, inp.is_final)
-        else {
+        let Some((lexeme, n)) = self.lexer.next_raw(inp.w, abs - inp.base, inp.base, false) else {
             return (State::Invoke { call }, Flow::Stop);
         };
         match (self.kind(&lexeme), &lexeme) {
@@ -807,7 +804,7 @@ impl Invoke {
             if rel >= inp.w.len() {
                 return (State::Value { call, param }, Flow::Stop);
             }
-            let Some((lexeme, n)) = self.lexer.next_raw(inp.w, rel, inp.base, inp.is_final) else {
+            let Some((lexeme, n)) = self.lexer.next_raw(inp.w, rel, inp.base, false) else {
                 return (State::Value { call, param }, Flow::Stop);
             };
             let abs = self.pos;
@@ -902,13 +899,17 @@ impl Invoke {
         let structural = match next {
             None if inp.is_final => true,
             None => return wait(call, param, inp.end()),
-            Some(at) => match literal_at(inp.from(at), self.markers.separators, inp.is_final) {
+            // Read as if more input followed (docs/FORMAT.md §7): a separator or tag cut by the
+            // end of the input leaves the close tag standing.
+            Some(at) => match literal_at(inp.from(at), self.markers.separators, false) {
                 Literal::Is(_) => kind != Close::Block,
+                Literal::NeedMore if inp.is_final => true,
                 Literal::NeedMore => return wait(call, param, at),
                 Literal::No if inp.from(at)[0] != b'<' => false,
                 Literal::No => {
                     let mut peek = self.lexer.clone();
-                    match peek.next_raw(inp.w, at - inp.base, inp.base, inp.is_final) {
+                    match peek.next_raw(inp.w, at - inp.base, inp.base, false) {
+                        None if inp.is_final => true,
                         None => {
                             self.lexer = peek;
                             return wait(call, param, at);

@@ -389,7 +389,7 @@ impl KimiK3 {
             self.error(inp, &mut call, ErrorKind::UnexpectedText, msg, at);
             return (State::Skip { call }, Flow::Again);
         }
-        let (mark, len) = match self.marks.at(inp, at) {
+        let (mark, len) = match self.marks.at(inp.as_if_more(), at) {
             Marked::NeedMore => return (State::Call { call }, Flow::Stop),
             Marked::Mark(mark, len) => (Some(mark), len),
             Marked::Text => (None, 1),
@@ -555,7 +555,7 @@ impl KimiK3 {
                 return (State::Value { call, param }, Flow::Stop);
             }
             let at = self.pos;
-            let (kind, len) = match self.marks.at(inp, at) {
+            let (kind, len) = match self.marks.at(inp.as_if_more(), at) {
                 Marked::NeedMore => return (State::Value { call, param }, Flow::Stop),
                 Marked::Mark(Mark::Close(ARGUMENT), len) => (Some(Close::Argument), len),
                 Marked::Mark(Mark::Close(CALL), len) => (Some(Close::Call), len),
@@ -620,7 +620,9 @@ impl KimiK3 {
             None if inp.is_final => true,
             None => return wait(call, param, inp.end()),
             Some(at) if inp.from(at)[0] != b'<' => false,
-            Some(at) => match self.marks.at(inp, at) {
+            Some(at) => match self.marks.at(inp.as_if_more(), at) {
+                // A marker cut by the end of the input leaves the close marker standing.
+                Marked::NeedMore if inp.is_final => true,
                 Marked::NeedMore => return wait(call, param, at),
                 Marked::Mark(Mark::Open { name: CALL, .. }, _) => true,
                 Marked::Mark(Mark::Open { name: ARGUMENT, .. } | Mark::Close(CALL), _) => {

@@ -551,7 +551,9 @@ impl Qwen3Coder {
             );
             return (State::Skip { call }, Flow::Again);
         }
-        let Some((lexeme, n)) = self.lexer.next_raw(inp.w, rel, inp.base, inp.is_final) else {
+        // Inside a call, a tag is read as if more input followed: a tag cut by the end of the
+        // input is a cut call (docs/FORMAT.md §7), never an unexpected element.
+        let Some((lexeme, n)) = self.lexer.next_raw(inp.w, rel, inp.base, false) else {
             return (State::Function { call }, Flow::Stop);
         };
         match lexeme {
@@ -947,7 +949,10 @@ impl Qwen3Coder {
             Some(at) if bytes[at] != b'<' => false,
             Some(at) => {
                 let mut peek = self.lexer.clone();
-                match peek.next_raw(inp.w, at, inp.base, inp.is_final) {
+                // Read as if more input followed: a tag cut by the end of the input after the
+                // close tag leaves the close tag standing (the call is cut there).
+                match peek.next_raw(inp.w, at, inp.base, false) {
+                    None if inp.is_final => true,
                     None => {
                         self.lexer = peek;
                         return wait(call, param, inp.base + at);

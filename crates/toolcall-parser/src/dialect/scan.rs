@@ -18,6 +18,15 @@ pub(crate) struct Input<'w> {
 }
 
 impl Input<'_> {
+    /// The window read as if more input followed, as markup inside a call is (docs/FORMAT.md
+    /// §7): a marker or tag cut by the end of the input is the cut, never text.
+    pub(crate) fn as_if_more(self) -> Self {
+        Input {
+            is_final: false,
+            ..self
+        }
+    }
+
     /// The absolute offset after the window.
     pub(crate) fn end(&self) -> usize {
         self.base + self.w.len()
