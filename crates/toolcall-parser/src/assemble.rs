@@ -320,6 +320,51 @@ impl Assembler {
         self.record_repair(w, base, core, kind, at, argument);
     }
 
+    /// Opens the top-level argument `name` of a raw-text dialect, whose tag spans `at..end`:
+    /// counts it against `max_elements` (past it, the call's error and `None`), records a name
+    /// given again (`duplicate_argument`), and starts its deltas, announced by
+    /// [`StreamEvent::ArgumentStarted`] (not for a name given again: its first value was
+    /// announced). `noun` names arguments in the limit's message (`arguments`, `parameters`).
+    /// Returns the name and whether it was given before. One definition for every raw-text
+    /// grammar.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn open_raw_argument(
+        &mut self,
+        w: &str,
+        base: usize,
+        core: &mut CallCore,
+        name: &str,
+        noun: &str,
+        (at, end): (usize, usize),
+        out: &mut Vec<StreamEvent>,
+    ) -> Option<(Arc<str>, bool)> {
+        core.elements += 1;
+        if core.elements > self.opts.limits.max_elements {
+            let msg = format!(
+                "the call has more than {} {noun}",
+                self.opts.limits.max_elements
+            );
+            self.limit_error(w, base, core, Limit::MaxElements, msg, at);
+            return None;
+        }
+        let duplicate = core.has_argument(name);
+        if duplicate {
+            self.repair(w, base, core, RepairKind::DuplicateArgument, at);
+        }
+        core.argument_started(name, at, end);
+        let name: Arc<str> = Arc::from(name);
+        if self.emit_deltas {
+            core.delta_argument = Some(Arc::clone(&name));
+            if !duplicate {
+                out.push(StreamEvent::ArgumentStarted {
+                    index: core.index,
+                    argument: Arc::clone(&name),
+                });
+            }
+        }
+        Some((name, duplicate))
+    }
+
     /// Records a repair at absolute offset `at` in the argument `name`.
     pub(crate) fn repair_in(
         &mut self,

@@ -97,7 +97,12 @@ fn fixture_cases(file: &str) -> Vec<(String, ParseOptions)> {
 
 #[test]
 fn fixtures_in_every_small_chunking() {
-    for file in ["qwen3-coder-xml.jsonl", "seed-oss-xml.jsonl"] {
+    for file in [
+        "qwen3-coder-xml.jsonl",
+        "seed-oss-xml.jsonl",
+        "glm-xml.jsonl",
+        "minimax-m2-xml.jsonl",
+    ] {
         for (text, opts) in fixture_cases(file) {
             for n in [1, 2, 3, 5, 8, 64] {
                 let cuts: Vec<usize> = (n..text.len()).step_by(n).collect();
@@ -136,6 +141,60 @@ fn a_long_string_streams_as_it_arrives() {
     d.finish();
 }
 
+/// GLM and MiniMax-M2 values stream as they arrive too (their deltas are the values' bytes).
+#[test]
+fn a_long_string_streams_as_it_arrives_in_glm_and_minimax_m2() {
+    let body = "y".repeat(50_000);
+    for (dialect, text, opener) in [
+        (
+            Dialect::Glm,
+            format!(
+                "<tool_call>write\n<arg_key>content</arg_key>\n<arg_value>{body}</arg_value>\n</tool_call>"
+            ),
+            "<arg_value>",
+        ),
+        (
+            Dialect::MinimaxM2,
+            format!(
+                "<minimax:tool_call>\n<invoke name=\"write\">\n<parameter name=\"content\">{body}\
+                 </parameter>\n</invoke>\n</minimax:tool_call>"
+            ),
+            "name=\"content\">",
+        ),
+    ] {
+        let mut d = ToolCallDeltas::new(ParseOptions::new().with_dialect(dialect));
+        let start = text.find(opener).unwrap() + opener.len();
+        let (mut streamed, mut fed, mut checked) = (0, 0, 0);
+        let mut all = String::new();
+        let mut done = false;
+        for piece in toolcall::parser::chunks(&text, 997) {
+            fed += piece.len();
+            for e in d.feed(piece) {
+                match e {
+                    DeltaEvent::Arguments { fragment, .. } => {
+                        streamed += fragment.len();
+                        all.push_str(&fragment);
+                    }
+                    DeltaEvent::CallDone { .. } => done = true,
+                    _ => {}
+                }
+            }
+            let value_in = fed.saturating_sub(start);
+            if value_in > 0 && value_in < body.len() {
+                assert!(
+                    streamed + 32 >= value_in,
+                    "{dialect}: {streamed} sent of {value_in} read"
+                );
+                checked += 1;
+            }
+        }
+        d.finish();
+        assert!(checked > 40, "{dialect}: {checked}");
+        assert!(done, "{dialect}");
+        assert_eq!(all, format!("{{\"content\":\"{body}\"}}"), "{dialect}");
+    }
+}
+
 #[test]
 fn zero_argument_calls_and_failures() {
     let q = ParseOptions::new().with_dialect(Dialect::Qwen3Coder);
@@ -167,23 +226,36 @@ proptest! {
     ) {
         let mut qwen = String::from("Sure.\n<tool_call>\n<function=f>\n");
         let mut xml = String::from("<tool><tool_name>f</tool_name><arguments>");
+        let mut glm = String::from("Ok.<tool_call>f\n");
+        let mut minimax = String::from("<minimax:tool_call>\n<invoke name=\"f\">\n");
         let mut props = serde_json::Map::new();
         for (i, v) in values.iter().enumerate() {
+            glm.push_str(&format!("<arg_key>s{i}</arg_key>\n<arg_value>{v}</arg_value>\n"));
+            minimax.push_str(&format!("<parameter name=\"s{i}\">{v}</parameter>\n"));
             qwen.push_str(&format!("<parameter=s{i}>\n{v}\n</parameter>\n"));
             xml.push_str(&format!("<s{i}>{}</s{i}>", toolcall::fallback::escape::escape_text(v)));
             props.insert(format!("s{i}"), serde_json::json!({"type": "string"}));
         }
         for (i, n) in numbers.iter().enumerate() {
             qwen.push_str(&format!("<parameter=n{i}>\n{n}\n</parameter>\n"));
+            glm.push_str(&format!("<arg_key>n{i}</arg_key>\n<arg_value>{n}</arg_value>\n"));
+            minimax.push_str(&format!("<parameter name=\"n{i}\">{n}</parameter>\n"));
             xml.push_str(&format!("<n{i}>{n}</n{i}>"));
             props.insert(format!("n{i}"), serde_json::json!({"type": "integer"}));
         }
         qwen.push_str("</function>\n</tool_call>\nDone.");
         xml.push_str("</arguments></tool>");
+        glm.push_str("</tool_call>");
+        minimax.push_str("</invoke>\n</minimax:tool_call>");
         let mut schemas = ToolSchemas::default();
         schemas.insert("f", serde_json::json!({"type": "object", "properties": props}));
         let schemas = Arc::new(schemas);
-        for (dialect, text) in [(Dialect::Qwen3Coder, &qwen), (Dialect::Tool, &xml)] {
+        for (dialect, text) in [
+            (Dialect::Qwen3Coder, &qwen),
+            (Dialect::Tool, &xml),
+            (Dialect::Glm, &glm),
+            (Dialect::MinimaxM2, &minimax),
+        ] {
             let mut opts = ParseOptions::new().with_dialect(dialect);
             if typed {
                 opts = opts.with_schemas(Arc::clone(&schemas));

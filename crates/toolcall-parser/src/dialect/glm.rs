@@ -25,7 +25,7 @@ use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snip
 use crate::call::{ArgumentEncoding, Encoding, RepairKind};
 use crate::dialect::scan::{Finders, Flow, Input, RawValue, is_blank, non_blank};
 use crate::dialect::{Dialect, Grammar};
-use crate::error::{ErrorKind, Limit};
+use crate::error::ErrorKind;
 use crate::event::StreamEvent;
 use crate::lexer::{Lexeme, Lexer, Tag};
 use crate::names::{MAX_NAME_BYTES, is_placeholder, is_valid_name};
@@ -33,7 +33,6 @@ use crate::options::ParseOptions;
 use memchr::memchr;
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::Arc;
 
 const BLOCK: &str = "tool_call";
 const BLOCK_PROBE: &[u8] = b"<tool_call";
@@ -499,7 +498,7 @@ impl Glm {
         match lexed {
             Some((lexeme, n)) if starts(&lexeme, VALUE) => {
                 self.pos = abs + n;
-                match self.open_value(inp, &mut call, &key, at, abs + n) {
+                match self.open_value(inp, &mut call, &key, (at, abs + n), out) {
                     Some(value) => (State::Value { call, value }, Flow::Again),
                     None => (State::Skip { call }, Flow::Again),
                 }
@@ -523,33 +522,18 @@ impl Glm {
         inp: Input<'_>,
         call: &mut Call,
         key: &str,
-        at: usize,
-        end: usize,
+        (at, end): (usize, usize),
+        out: &mut Vec<StreamEvent>,
     ) -> Option<RawValue> {
-        call.core.elements += 1;
-        if call.core.elements > self.asm.opts.limits.max_elements {
-            let msg = format!(
-                "the call has more than {} arguments",
-                self.asm.opts.limits.max_elements
-            );
-            self.asm
-                .limit_error(inp.w, inp.base, &mut call.core, Limit::MaxElements, msg, at);
-            return None;
-        }
-        if call.core.has_argument(key) {
-            self.asm.repair(
-                inp.w,
-                inp.base,
-                &mut call.core,
-                RepairKind::DuplicateArgument,
-                at,
-            );
-        }
-        call.core.argument_started(key, at, end);
-        let name: Arc<str> = Arc::from(key);
-        if self.asm.emit_deltas {
-            call.core.delta_argument = Some(Arc::clone(&name));
-        }
+        let (name, _) = self.asm.open_raw_argument(
+            inp.w,
+            inp.base,
+            &mut call.core,
+            key,
+            "arguments",
+            (at, end),
+            out,
+        )?;
         Some(RawValue::new(name, false))
     }
 

@@ -37,7 +37,6 @@ use arg_types::Value;
 use memchr::memchr;
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::Arc;
 
 /// A block's markers: its opening tag's name and its close.
 #[derive(Debug)]
@@ -546,7 +545,14 @@ impl Invoke {
                 let string = self.string_attribute(tag);
                 match Self::name_attribute(tag).filter(|n| !n.is_empty()) {
                     Some(name) => {
-                        match self.open_parameter(inp, &mut call, &name, string, abs, abs + n) {
+                        match self.open_parameter(
+                            inp,
+                            &mut call,
+                            &name,
+                            string,
+                            (abs, abs + n),
+                            out,
+                        ) {
                             Some(param) => (State::Value { call, param }, Flow::Again),
                             None => (State::Skip { call }, Flow::Again),
                         }
@@ -672,39 +678,18 @@ impl Invoke {
         call: &mut Call,
         name: &str,
         string: Option<bool>,
-        at: usize,
-        end: usize,
+        (at, end): (usize, usize),
+        out: &mut Vec<StreamEvent>,
     ) -> Option<Param> {
-        call.core.elements += 1;
-        if call.core.elements > self.asm.opts.limits.max_elements {
-            let msg = format!(
-                "the call has more than {} parameters",
-                self.asm.opts.limits.max_elements
-            );
-            self.asm.limit_error(
-                inp.w,
-                inp.base,
-                &mut call.core,
-                crate::error::Limit::MaxElements,
-                msg,
-                at,
-            );
-            return None;
-        }
-        if call.core.has_argument(name) {
-            self.asm.repair(
-                inp.w,
-                inp.base,
-                &mut call.core,
-                RepairKind::DuplicateArgument,
-                at,
-            );
-        }
-        call.core.argument_started(name, at, end);
-        let name: Arc<str> = Arc::from(name);
-        if self.asm.emit_deltas {
-            call.core.delta_argument = Some(Arc::clone(&name));
-        }
+        let (name, _) = self.asm.open_raw_argument(
+            inp.w,
+            inp.base,
+            &mut call.core,
+            name,
+            "parameters",
+            (at, end),
+            out,
+        )?;
         Some(Param {
             value: RawValue::new(name, true),
             string,
@@ -829,8 +814,8 @@ impl Invoke {
                             &mut call,
                             &name,
                             string,
-                            abs,
-                            abs + n,
+                            (abs, abs + n),
+                            out,
                         ) {
                             Some(param) => (State::Value { call, param }, Flow::Again),
                             None => (State::Skip { call }, Flow::Again),

@@ -23,7 +23,7 @@ use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snip
 use crate::call::{ArgumentEncoding, Encoding, RepairKind};
 use crate::dialect::scan::{Flow, Input, RawValue, is_blank, non_blank};
 use crate::dialect::{Dialect, Grammar};
-use crate::error::{ErrorKind, Limit};
+use crate::error::ErrorKind;
 use crate::event::StreamEvent;
 use crate::names::{is_placeholder, is_valid_name};
 use crate::options::ParseOptions;
@@ -31,7 +31,6 @@ use arg_types::Value;
 use memchr::{memchr, memmem};
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::Arc;
 
 const OPEN: &str = "<|open|>";
 const CLOSE: &str = "<|close|>";
@@ -406,7 +405,7 @@ impl KimiK3 {
                     return (State::Skip { call }, Flow::Again);
                 };
                 let ty = attribute(attributes, "type").map(str::to_owned);
-                match self.open_argument(inp, &mut call, key, ty, at, at + len) {
+                match self.open_argument(inp, &mut call, key, ty, (at, at + len), out) {
                     Some(param) => (State::Value { call, param }, Flow::Again),
                     None => (State::Skip { call }, Flow::Again),
                 }
@@ -446,33 +445,18 @@ impl KimiK3 {
         call: &mut Call,
         key: &str,
         ty: Option<String>,
-        at: usize,
-        end: usize,
+        (at, end): (usize, usize),
+        out: &mut Vec<StreamEvent>,
     ) -> Option<Param> {
-        call.core.elements += 1;
-        if call.core.elements > self.asm.opts.limits.max_elements {
-            let msg = format!(
-                "the call has more than {} arguments",
-                self.asm.opts.limits.max_elements
-            );
-            self.asm
-                .limit_error(inp.w, inp.base, &mut call.core, Limit::MaxElements, msg, at);
-            return None;
-        }
-        if call.core.has_argument(key) {
-            self.asm.repair(
-                inp.w,
-                inp.base,
-                &mut call.core,
-                RepairKind::DuplicateArgument,
-                at,
-            );
-        }
-        call.core.argument_started(key, at, end);
-        let name: Arc<str> = Arc::from(key);
-        if self.asm.emit_deltas {
-            call.core.delta_argument = Some(Arc::clone(&name));
-        }
+        let (name, _) = self.asm.open_raw_argument(
+            inp.w,
+            inp.base,
+            &mut call.core,
+            key,
+            "arguments",
+            (at, end),
+            out,
+        )?;
         Some(Param {
             value: RawValue::new(name, true),
             ty,

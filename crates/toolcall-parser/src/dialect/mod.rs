@@ -131,13 +131,30 @@ impl Dialect {
 
     /// Whether the dialect's argument deltas are exactly its values' text: a string argument's
     /// deltas concatenate to its final value, announced by
-    /// [`StreamEvent::ArgumentStarted`](crate::StreamEvent::ArgumentStarted) in map order. True
-    /// for the raw-text dialects; the `<tool>` dialect's deltas are text before the value-text
-    /// rule trims it (it reports `ArgumentStarted` too, and
+    /// [`StreamEvent::ArgumentStarted`](crate::StreamEvent::ArgumentStarted) in map order, and
+    /// only the request's schema types them. True for the raw-text dialects whose values are
+    /// typed by the schema alone (Qwen3-Coder, Seed-OSS, GLM, MiniMax-M2, Anthropic, Step-3).
+    /// DeepSeek DSML and Kimi-K3 type values themselves (`string="false"`, `type="…"`), which
+    /// only the whole value settles; the `<tool>` dialect's deltas are text before the
+    /// value-text rule trims it (it reports `ArgumentStarted` too, and
     /// [`StreamEvent::ArgumentDecoded`](crate::StreamEvent::ArgumentDecoded) where its deltas
-    /// stop being the input as written), and Hermes has none.
+    /// stop being the input as written); Hermes has none.
+    ///
+    /// ```
+    /// use toolcall_parser::Dialect;
+    /// assert!(Dialect::Glm.exact_argument_deltas());
+    /// assert!(!Dialect::KimiK3.exact_argument_deltas());
+    /// ```
     pub fn exact_argument_deltas(self) -> bool {
-        matches!(self, Dialect::Qwen3Coder | Dialect::SeedOss)
+        matches!(
+            self,
+            Dialect::Qwen3Coder
+                | Dialect::SeedOss
+                | Dialect::Glm
+                | Dialect::MinimaxM2
+                | Dialect::Anthropic
+                | Dialect::Step3
+        )
     }
 
     /// The markers that begin a call in this dialect: under the `end` policy, one of them ends

@@ -27,7 +27,7 @@
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
 use crate::call::{ArgumentEncoding, Encoding, RepairKind};
 use crate::dialect::{Dialect, Grammar};
-use crate::error::{ErrorKind, Limit};
+use crate::error::ErrorKind;
 use crate::event::StreamEvent;
 use crate::lexer::{Lexeme, Lexer, Tag};
 use crate::names::{is_placeholder, is_valid_name};
@@ -659,36 +659,19 @@ impl Qwen3Coder {
         end: usize,
         out: &mut Vec<StreamEvent>,
     ) -> Option<Param> {
-        call.core.elements += 1;
-        if call.core.elements > self.asm.opts.limits.max_elements {
-            let msg = format!(
-                "the call has more than {} parameters",
-                self.asm.opts.limits.max_elements
-            );
-            self.asm
-                .limit_error(inp.w, inp.base, &mut call.core, Limit::MaxElements, msg, at);
-            return None;
-        }
         // A parameter given again is read (so the call goes on) but dropped: the first value
-        // stands, so what was streamed of it stays true.
-        let duplicate = call.core.has_argument(name);
+        // stands, so what was streamed of it stays true (its deltas are not sent).
+        let (name, duplicate) = self.asm.open_raw_argument(
+            inp.w,
+            inp.base,
+            &mut call.core,
+            name,
+            "parameters",
+            (at, end),
+            out,
+        )?;
         if duplicate {
-            self.asm.repair(
-                inp.w,
-                inp.base,
-                &mut call.core,
-                RepairKind::DuplicateArgument,
-                at,
-            );
-        }
-        call.core.argument_started(name, at, end);
-        let name: Arc<str> = Arc::from(name);
-        if self.asm.emit_deltas && !duplicate {
-            call.core.delta_argument = Some(Arc::clone(&name));
-            out.push(StreamEvent::ArgumentStarted {
-                index: call.core.index,
-                argument: Arc::clone(&name),
-            });
+            call.core.delta_argument = None;
         }
         Some(Param {
             duplicate,

@@ -7,12 +7,16 @@
 //! - the fragments of a call concatenate, byte for byte, to the compact JSON of its final
 //!   `arguments` (as `ToolCall` serializes them), in every chunking;
 //! - in dialects whose deltas are the values' text
-//!   ([`Dialect::exact_argument_deltas`](toolcall_parser::Dialect::exact_argument_deltas): the
-//!   Qwen3-Coder family), a string argument streams as it arrives, each fragment behind its input
-//!   by at most the few bytes that may be a layout newline or a tag; numbers, booleans, null,
-//!   objects and arrays are sent once their argument is complete, typed as the call will be;
+//!   ([`Dialect::exact_argument_deltas`](toolcall_parser::Dialect::exact_argument_deltas):
+//!   Qwen3-Coder, Seed-OSS, GLM, MiniMax-M2, Anthropic, Step-3), a string argument streams as it
+//!   arrives, each fragment behind its input by at most the few bytes that may be a layout
+//!   newline or a tag; numbers, booleans, null, objects and arrays are sent once their argument
+//!   is complete, typed as the call will be. A name given twice whose later value wins (GLM and
+//!   the invoke family, docs/FORMAT.md §9) cannot be taken back once streamed: such a call fails
+//!   ([`DeltaEvent::CallFailed`]) rather than complete with fragments that are not its arguments;
 //! - in the other dialects an argument's final value is known only when the call ends (the
-//!   `<tool>` dialect's value-text rule and its inference see the whole call), so the arguments
+//!   `<tool>` dialect's value-text rule and its inference see the whole call; DeepSeek DSML and
+//!   Kimi-K3 type values by their own attributes; Hermes is one JSON object), so the arguments
 //!   come as one fragment then;
 //! - a call that turns out truncated or malformed gets [`DeltaEvent::CallFailed`]: a host must
 //!   not run it, whatever fragments it had (docs/GUIDE.md);
