@@ -112,6 +112,20 @@ fn value_and_map_come_with_the_parser() {
     );
 }
 
+/// The README's pattern, `call.arguments["path"]`, gives `Value::Null` for an argument the model
+/// left out: no panic.
+#[test]
+fn a_missing_argument_indexes_as_null() {
+    let r =
+        parse("<tool><tool_name>read_file</tool_name><arguments><line>3</line></arguments></tool>");
+    let call = &r.calls()[0];
+    assert_eq!(call.arguments["path"], Value::Null);
+    assert_eq!(call.arguments["path"].as_str(), None);
+    assert_eq!(call.arguments["line"], Value::Int(3));
+    let no_arguments = parse("<tool><tool_name>ls</tool_name></tool>");
+    assert!(no_arguments.calls()[0].arguments["path"].is_null());
+}
+
 /// A call inside a Markdown fence is marked `fenced` (the host may ask before running an
 /// example); with `ignore_fenced_calls` it is prose. Every chunking agrees.
 #[test]
