@@ -16,7 +16,14 @@ fn options(control: &[u8]) -> ParseOptions {
     let small = control[0] & 1 == 1;
     let limits = if small {
         let c = control[1] as usize;
-        Limits::default().with_max_input_bytes(64 + (c & 0x3) * 512).with_max_calls(1 + (c >> 2 & 0x3)).with_max_depth(2 + (c >> 4 & 0x3) * 2).with_max_call_bytes(16 + (c >> 6 & 0x1) * 200).with_max_argument_bytes(4 + (c >> 7) * 60).with_max_elements(2 + usize::from(control[0] >> 4)).with_max_input_elements(4 + usize::from(control[0] >> 4))
+        Limits::default()
+            .with_max_input_bytes(64 + (c & 0x3) * 512)
+            .with_max_calls(1 + (c >> 2 & 0x3))
+            .with_max_depth(2 + (c >> 4 & 0x3) * 2)
+            .with_max_call_bytes(16 + (c >> 6 & 0x1) * 200)
+            .with_max_argument_bytes(4 + (c >> 7) * 60)
+            .with_max_elements(2 + usize::from(control[0] >> 4))
+            .with_max_input_elements(4 + usize::from(control[0] >> 4))
     } else {
         Limits::default()
     };
