@@ -103,6 +103,15 @@ impl fmt::Debug for Map {
 }
 
 /// The [`IndexMap`]'s methods, reading.
+///
+/// ```
+/// use arg_types::{Map, Value};
+/// let m = Map::from([("a".to_string(), Value::Int(1)), ("b".to_string(), Value::Null)]);
+/// assert_eq!(m.get("a"), Some(&Value::Int(1)));
+/// assert_eq!(m.get("c"), None); // `get` still tells a missing member from a null one
+/// assert_eq!(m.get_index(1), Some((&"b".to_string(), &Value::Null)));
+/// assert!(m.contains_key("b") && !m.contains_key("c"));
+/// ```
 impl Deref for Map {
     type Target = IndexMap<String, Value>;
 
@@ -283,7 +292,15 @@ impl<'a> IntoIterator for &'a mut Map {
     }
 }
 
-/// As the JSON object it holds, members in order (transparent).
+/// As the JSON object it holds, members in order (transparent): the text of
+/// `Value::Object(map)`.
+///
+/// ```
+/// use arg_types::{Map, Value};
+/// let m = Map::from([("z".to_string(), Value::Int(1)), ("a".to_string(), Value::Float(f64::NAN))]);
+/// assert_eq!(serde_json::to_string(&m).unwrap(), r#"{"z":1,"a":"NaN"}"#);
+/// assert_eq!(serde_json::to_string(&m).unwrap(), serde_json::to_string(&Value::Object(m)).unwrap());
+/// ```
 impl Serialize for Map {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.0.len()))?;
@@ -295,6 +312,15 @@ impl Serialize for Map {
 }
 
 /// From an object, members in order (transparent); a later duplicate name replaces the value.
+/// Anything but an object is an error.
+///
+/// ```
+/// use arg_types::{Map, Value};
+/// let m: Map = serde_json::from_str(r#"{"b":[1,2.5],"a":null}"#).unwrap();
+/// assert_eq!(m.keys().collect::<Vec<_>>(), ["b", "a"]);
+/// assert_eq!(m["b"][1], Value::Float(2.5));
+/// assert!(serde_json::from_str::<Map>("[1]").is_err());
+/// ```
 impl<'de> Deserialize<'de> for Map {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         deserializer.deserialize_map(MapVisitor)
