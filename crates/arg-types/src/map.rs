@@ -17,9 +17,28 @@
 //!
 //! Every other operation is the [`IndexMap`]'s: a [`Map`] dereferences to it ([`Deref`] and
 //! [`DerefMut`]), so `get`, `insert`, `iter`, `keys`, `len`, `shift_remove`, `entry` and the rest
-//! are called on it directly. There is no [`IndexMut`](std::ops::IndexMut): `args["new"] = v`
-//! could not add a member without a panic or a silent surprise; call `insert`, or `get_mut` to
-//! change a member in place.
+//! are called on it directly. Positional indexing, `args[0]`, is the value at that position in
+//! document order, and [`Value::Null`] past the end, too.
+//!
+//! There is no [`IndexMut`](std::ops::IndexMut): `args["new"] = v` could not add a member
+//! without a panic (serde_json's choice for a non-object) or a silent surprise, so it does not
+//! compile; call `insert`, or `get_mut` to change a member in place:
+//!
+//! ```compile_fail
+//! use arg_types::{Map, Value};
+//! let mut args = Map::new();
+//! args["path"] = Value::from("a.txt"); // error: IndexMut is not implemented for Map
+//! ```
+//!
+//! ```
+//! use arg_types::{Map, Value};
+//! let mut args = Map::new();
+//! args.insert("path".to_string(), Value::from("a.txt"));
+//! if let Some(v) = args.get_mut("path") {
+//!     *v = Value::from("b.txt");
+//! }
+//! assert_eq!(args["path"], Value::from("b.txt"));
+//! ```
 
 use crate::value::Value;
 use indexmap::IndexMap;
@@ -165,6 +184,23 @@ impl Index<&String> for Map {
 
     fn index(&self, key: &String) -> &Value {
         &self[key.as_str()]
+    }
+}
+
+/// The value at position `index` in document order, or [`Value::Null`] past the end (never a
+/// panic, unlike [`IndexMap`]'s own positional indexing, which this replaces).
+///
+/// ```
+/// use arg_types::{Map, Value};
+/// let m = Map::from([("a".to_string(), Value::Int(1)), ("b".to_string(), Value::Int(2))]);
+/// assert_eq!(m[1], Value::Int(2));
+/// assert_eq!(m[2], Value::Null);
+/// ```
+impl Index<usize> for Map {
+    type Output = Value;
+
+    fn index(&self, index: usize) -> &Value {
+        self.0.get_index(index).map_or(&NULL, |(_, v)| v)
     }
 }
 

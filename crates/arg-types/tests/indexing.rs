@@ -21,6 +21,9 @@ fn a_missing_argument_is_null_and_a_present_one_is_itself() {
         &args["line"],
         args.get("line").expect("present")
     ));
+    // By position, in document order; past the end, Null too.
+    assert_eq!(args[1], Value::Int(3));
+    assert_eq!(args[3], Value::Null);
     // Indexing did not add the missing member.
     assert_eq!(args.len(), 3);
     assert!(!args.contains_key("missing"));
