@@ -77,10 +77,7 @@ fuzz_target!(|data: &[u8]| {
     if !call.arguments.values().any(has_ambiguous_item) {
         let mut schemas = ToolSchemas::default();
         schemas.insert(tool_name, object_schema(&call.arguments));
-        let with_schema = ParseOptions {
-            schemas: Some(Arc::new(schemas)),
-            ..ParseOptions::default()
-        };
+        let with_schema = ParseOptions::default().with_schemas(Arc::new(schemas));
         let typed = read_back(&xml, &with_schema);
         assert_eq!(typed.tool_name, call.tool_name);
         assert_eq!(typed.server_name, call.server_name);

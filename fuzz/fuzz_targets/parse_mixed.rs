@@ -16,15 +16,14 @@ fn options(control: &[u8]) -> ParseOptions {
     let small = control[0] & 1 == 1;
     let limits = if small {
         let c = control[1] as usize;
-        Limits {
-            max_input_bytes: 64 + (c & 0x3) * 512,
-            max_calls: 1 + (c >> 2 & 0x3),
-            max_depth: 2 + (c >> 4 & 0x3) * 2,
-            max_call_bytes: 16 + (c >> 6 & 0x1) * 200,
-            max_argument_bytes: 4 + (c >> 7) * 60,
-            max_elements: 2 + usize::from(control[0] >> 4),
-            max_input_elements: 4 + usize::from(control[0] >> 4),
-        }
+        Limits::default()
+            .with_max_input_bytes(64 + (c & 0x3) * 512)
+            .with_max_calls(1 + (c >> 2 & 0x3))
+            .with_max_depth(2 + (c >> 4 & 0x3) * 2)
+            .with_max_call_bytes(16 + (c >> 6 & 0x1) * 200)
+            .with_max_argument_bytes(4 + (c >> 7) * 60)
+            .with_max_elements(2 + usize::from(control[0] >> 4))
+            .with_max_input_elements(4 + usize::from(control[0] >> 4))
     } else {
         Limits::default()
     };
@@ -48,14 +47,14 @@ fn is_position_in(text: &str, line: u32, column: u32) -> bool {
 }
 
 fn check(text: &str, opts: &ParseOptions, r: &ParseResult) {
-    let limits = &opts.limits;
-    let read = &text[..floor_char_boundary(text, limits.max_input_bytes)];
+    let limits = opts.limits();
+    let read = &text[..floor_char_boundary(text, limits.max_input_bytes())];
     let calls = r.calls();
     let errors = r.errors();
-    assert!(calls.len() <= limits.max_calls, "{} calls", calls.len());
+    assert!(calls.len() <= limits.max_calls(), "{} calls", calls.len());
     // At most one error per call begun, one for the call limit, one for the input limit.
     assert!(
-        calls.len() + errors.len() <= limits.max_calls + 2,
+        calls.len() + errors.len() <= limits.max_calls() + 2,
         "{} calls and {} errors",
         calls.len(),
         errors.len()
@@ -71,7 +70,7 @@ fn check(text: &str, opts: &ParseOptions, r: &ParseResult) {
         last_end = c.span.end;
         covered += c.span.len();
         let src = &read[c.span.clone()];
-        if opts.dialect == Dialect::Tool {
+        if opts.dialect() == Dialect::Tool {
             assert!(
                 src.starts_with("<tool"),
                 "span does not start at <tool: {src:?}"
@@ -92,26 +91,26 @@ fn check(text: &str, opts: &ParseOptions, r: &ParseResult) {
             );
         }
         assert!(
-            c.span.len() <= limits.max_call_bytes,
+            c.span.len() <= limits.max_call_bytes(),
             "a call of {} bytes, limit {}",
             c.span.len(),
-            limits.max_call_bytes
+            limits.max_call_bytes()
         );
         assert!(!c.tool_name.is_empty());
         assert!(!c.server_name.is_empty());
         for (k, v) in &c.arguments {
             assert!(
-                text_bytes(v) <= limits.max_argument_bytes,
+                text_bytes(v) <= limits.max_argument_bytes(),
                 "argument {k} holds {} bytes, limit {}",
                 text_bytes(v),
-                limits.max_argument_bytes
+                limits.max_argument_bytes()
             );
-            if !c.legacy_json && opts.dialect == Dialect::Tool {
+            if !c.legacy_json && opts.dialect() == Dialect::Tool {
                 assert!(
-                    3 + object_depth(v) <= limits.max_depth,
+                    3 + object_depth(v) <= limits.max_depth(),
                     "argument {k} nests {} objects, depth limit {}",
                     object_depth(v),
-                    limits.max_depth
+                    limits.max_depth()
                 );
             }
         }
@@ -193,7 +192,7 @@ fuzz_target!(|data: &[u8]| {
     let opts = options(&control);
     let r = parse_with(&text, &opts);
     check(&text, &opts, &r);
-    if opts.dialect == Dialect::Tool {
+    if opts.dialect() == Dialect::Tool {
         check_round_trip(&r);
     }
 });

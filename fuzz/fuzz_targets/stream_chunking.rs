@@ -13,15 +13,14 @@ use toolcall_parser::{
 
 fn options(flags: u8) -> ParseOptions {
     let limits = if flags & 1 == 1 {
-        Limits {
-            max_input_bytes: 200 + usize::from(flags >> 4) * 50,
-            max_calls: 2,
-            max_depth: 4,
-            max_call_bytes: 120,
-            max_argument_bytes: 24,
-            max_elements: 6,
-            max_input_elements: 10,
-        }
+        Limits::default()
+            .with_max_input_bytes(200 + usize::from(flags >> 4) * 50)
+            .with_max_calls(2)
+            .with_max_depth(4)
+            .with_max_call_bytes(120)
+            .with_max_argument_bytes(24)
+            .with_max_elements(6)
+            .with_max_input_elements(10)
     } else {
         Limits::default()
     };

@@ -130,8 +130,9 @@ fuzz_target!(|data: &[u8]| {
     let expected: Vec<&str> = events.iter().map(AgentEvent::xml_type).collect();
     assert_eq!(types, expected);
 
-    let options = SerializerOptions {
-        response_prefix: prefix.clone(),
+    let options = match &prefix {
+        Some(p) => SerializerOptions::new().with_response_prefix(p.as_str()),
+        None => SerializerOptions::new(),
     };
     let xml = serialize_thread_to_xml(&events, &options);
     assert!(xml.starts_with(&plain));

@@ -1,6 +1,7 @@
 //! Argument values for text tool calls: the typed heart of arguments, usable on its own.
 //!
-//! - [`Value`] and [`Map`]: argument values, with JSON conversions, serde, and [`from_value`].
+//! - [`Value`] and [`Map`]: argument values, with JSON conversions, serde, and [`from_value`];
+//!   indexing a [`Map`] or [`Value`] by a missing name gives [`Value::Null`], no panic ([`map`]).
 //! - [`infer`]: blind type inference (docs/FORMAT.md §5.2) for scalar text.
 //! - [`tree`]: blind conversion of an element tree ([`tree::arguments_from_element`]).
 //! - [`schema`]: reading the raw tree through a tool's JSON Schema
@@ -31,6 +32,7 @@ pub mod decode;
 pub mod infer;
 pub mod json_schema;
 pub mod literal;
+pub mod map;
 pub mod number;
 pub mod raw;
 pub mod schema;
@@ -41,7 +43,8 @@ pub mod write;
 pub use de::from_value;
 pub use decode::{DecodeError, decode};
 pub use infer::infer_scalar;
+pub use map::Map;
 pub use schema::{CoerceError, coerce_arguments, coerce_element};
 pub use tree::{arguments_from_element, value_from_element};
-pub use value::{BigInt, Map, Value};
+pub use value::{BigInt, Value};
 pub use write::{WriteError, write_arguments, write_value};

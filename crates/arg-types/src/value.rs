@@ -1,4 +1,5 @@
-//! [`Value`], the typed form of one argument, and [`Map`], arguments in document order.
+//! [`Value`], the typed form of one argument; [`Map`] (arguments in document order) is defined in
+//! [`crate::map`] and re-exported here.
 //!
 //! # JSON
 //!
@@ -31,8 +32,8 @@
 //! assert_eq!(serde_json::Value::from(huge), serde_json::json!(1.2345678901234568e29));
 //! ```
 
+pub use crate::map::Map;
 pub use crate::number::BigInt;
-use indexmap::IndexMap;
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use std::fmt;
@@ -56,7 +57,7 @@ use std::fmt;
 ///   `NaN == NaN`, and `0.0 != -0.0` (they are written `0.0` and `-0.0`);
 /// - a float never equals an integer (`Int(1) != Float(1.0)`: they are written `1` and `1.0`);
 /// - objects are equal when they hold the same members with equal values, in any order (as
-///   [`IndexMap`] compares); arrays item by item, in order.
+///   [`indexmap::IndexMap`] compares); arrays item by item, in order.
 ///
 /// Two values without objects are thus equal exactly when their [`Display`](fmt::Display)
 /// texts are.
@@ -92,9 +93,6 @@ pub enum Value {
     /// Named values in document order.
     Object(Map),
 }
-
-/// An ordered map from argument names to values, keeping document order.
-pub type Map = IndexMap<String, Value>;
 
 /// Float equality for [`Value`]: the same bits, or both `NaN`. An equivalence relation, unlike
 /// `==` on `f64`.

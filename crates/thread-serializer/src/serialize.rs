@@ -19,33 +19,59 @@ const ATTRIBUTE: Escaper = Escaper::ATTRIBUTE.replacing_forbidden();
 
 /// Options of [`serialize_thread_to_xml`] and [`write_thread`].
 ///
+/// Built from [`SerializerOptions::new()`] (or `default()`) with the `with_` methods, and read
+/// with one getter per option; the fields are private, so that an option can be added without
+/// breaking callers.
+///
 /// ```
 /// use thread_serializer::{serialize_thread_to_xml, SerializerOptions};
-/// let options = SerializerOptions::with_response_prefix("Based on the above thread, I will now");
+/// let options = SerializerOptions::new().with_response_prefix("Based on the above thread, I will now");
+/// assert_eq!(options.response_prefix(), Some("Based on the above thread, I will now"));
 /// assert_eq!(
 ///     serialize_thread_to_xml(&[], &options),
 ///     "<thread>\n</thread>\nBased on the above thread, I will now"
 /// );
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SerializerOptions {
-    /// Text appended after `</thread>` and a newline, to prime the model's reply. Written
-    /// as given, not escaped: it is the start of the reply, not part of the document. `None`
-    /// and the empty string append nothing (as in the TypeScript system).
-    pub response_prefix: Option<String>,
+    response_prefix: Option<String>,
 }
 
 impl SerializerOptions {
-    /// Options with a response prefix.
+    /// Default options: no response prefix.
     ///
     /// ```
-    /// let o = thread_serializer::SerializerOptions::with_response_prefix("Next:");
-    /// assert_eq!(o.response_prefix.as_deref(), Some("Next:"));
+    /// let o = thread_serializer::SerializerOptions::new();
+    /// assert_eq!(o.response_prefix(), None);
     /// ```
-    pub fn with_response_prefix(prefix: impl Into<String>) -> Self {
-        SerializerOptions {
-            response_prefix: Some(prefix.into()),
-        }
+    pub fn new() -> Self {
+        SerializerOptions::default()
+    }
+
+    /// The same options with a response prefix: text appended after `</thread>` and a newline,
+    /// to prime the model's reply. Written as given, not escaped: it is the start of the reply,
+    /// not part of the document. The empty string appends nothing (as in the TypeScript
+    /// system).
+    ///
+    /// ```
+    /// let o = thread_serializer::SerializerOptions::new().with_response_prefix("Next:");
+    /// assert_eq!(o.response_prefix(), Some("Next:"));
+    /// ```
+    pub fn with_response_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.response_prefix = Some(prefix.into());
+        self
+    }
+
+    /// The response prefix, if one was set ([`with_response_prefix`](Self::with_response_prefix)).
+    ///
+    /// ```
+    /// use thread_serializer::SerializerOptions;
+    /// assert_eq!(SerializerOptions::new().response_prefix(), None);
+    /// assert_eq!(SerializerOptions::new().with_response_prefix("").response_prefix(), Some(""));
+    /// ```
+    pub fn response_prefix(&self) -> Option<&str> {
+        self.response_prefix.as_deref()
     }
 }
 

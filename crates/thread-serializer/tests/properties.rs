@@ -390,7 +390,7 @@ proptest! {
         let plain = serialize_thread_to_xml(&events, &SerializerOptions::default());
         assert_well_formed(&plain)?;
 
-        let options = SerializerOptions { response_prefix: prefix.clone() };
+        let options = prefix.clone().map_or_else(SerializerOptions::new, |p| SerializerOptions::new().with_response_prefix(p));
         let xml = serialize_thread_to_xml(&events, &options);
         let parsed = parse_thread_xml(&xml).map_err(|e| TestCaseError::fail(format!("{e}\n{xml:?}")))?;
         prop_assert_eq!(parsed.response_prefix, prefix.filter(|p| !p.is_empty()));
@@ -412,13 +412,13 @@ proptest! {
 
     #[test]
     fn output_equals_the_reference_construction(events in events(false), prefix in proptest::option::of(text())) {
-        let options = SerializerOptions { response_prefix: prefix.clone() };
+        let options = prefix.clone().map_or_else(SerializerOptions::new, |p| SerializerOptions::new().with_response_prefix(p));
         prop_assert_eq!(serialize_thread_to_xml(&events, &options), reference(&events, prefix.as_deref()));
     }
 
     #[test]
     fn io_and_fmt_writers_agree(events in events(true)) {
-        let options = SerializerOptions::with_response_prefix("next");
+        let options = SerializerOptions::new().with_response_prefix("next");
         let mut bytes = Vec::new();
         write_thread_io(&events, &options, &mut bytes).unwrap();
         prop_assert_eq!(String::from_utf8(bytes).unwrap(), serialize_thread_to_xml(&events, &options));

@@ -337,7 +337,8 @@ fn summary_iterations_comma_separated() {
 #[test]
 fn response_prefix_after_the_closing_tag_and_a_newline() {
     let events = [msg(Role::User, "hi")];
-    let options = SerializerOptions::with_response_prefix("Based on the above thread, I will now");
+    let options =
+        SerializerOptions::new().with_response_prefix("Based on the above thread, I will now");
     let t = serialize_thread_to_xml(&events, &options);
     assert_eq!(
         t,
@@ -354,12 +355,12 @@ fn response_prefix_after_the_closing_tag_and_a_newline() {
 
 #[test]
 fn response_prefix_is_written_as_given_and_empty_means_none() {
-    let raw = SerializerOptions::with_response_prefix("<reply> & \"go\"");
+    let raw = SerializerOptions::new().with_response_prefix("<reply> & \"go\"");
     assert_eq!(
         serialize_thread_to_xml(&[], &raw),
         "<thread>\n</thread>\n<reply> & \"go\""
     );
-    let empty = SerializerOptions::with_response_prefix("");
+    let empty = SerializerOptions::new().with_response_prefix("");
     assert_eq!(serialize_thread_to_xml(&[], &empty), "<thread>\n</thread>");
 }
 
@@ -477,7 +478,7 @@ fn io_writer_gets_the_same_bytes() {
         {"type":"message","role":"user","content":"héllo <&>","iteration":0},
         {"type":"tool_call","toolName":"t","toolCallId":"c","args":{"x":0.5},"iteration":1}
     ]));
-    let options = SerializerOptions::with_response_prefix("Go:");
+    let options = SerializerOptions::new().with_response_prefix("Go:");
     let mut bytes = Vec::new();
     write_thread_io(&events, &options, &mut bytes).unwrap();
     assert_eq!(

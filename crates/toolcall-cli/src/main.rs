@@ -190,7 +190,7 @@ impl ReasoningArgs {
         if !self.enabled() {
             return options;
         }
-        let reasoning = toolcall::parser::Reasoning::for_dialect(options.dialect)
+        let reasoning = toolcall::parser::Reasoning::for_dialect(options.dialect())
             .starting_open(self.reasoning_open)
             .with_calls_in_reasoning(self.calls_in_reasoning.unwrap_or_default());
         options.with_reasoning(reasoning)

@@ -27,10 +27,8 @@ fn prints_instructions_and_every_tool_of_the_example_file() {
     }
     // The examples printed are calls the parser reads with the same schemas.
     let schemas = toolcall::parser::ToolSchemas::from_tools_json(&json).unwrap();
-    let options = toolcall::parser::ParseOptions {
-        schemas: Some(std::sync::Arc::new(schemas)),
-        ..Default::default()
-    };
+    let options =
+        toolcall::parser::ParseOptions::default().with_schemas(std::sync::Arc::new(schemas));
     let r = toolcall::parser::parse_with(stdout, &options);
     assert!(r.errors().is_empty(), "{:?}", r.errors());
     // One call shown in the instructions, then one example per tool.

@@ -22,15 +22,16 @@ const CALL_CLOSE: &str = "</arguments></tool>\n";
 fn input(case: &str, n: usize) -> (String, ParseOptions) {
     let mut opts = ParseOptions::default();
     if case == "qwen-params" {
-        opts.dialect = toolcall_parser::Dialect::Qwen3Coder;
+        opts = opts.with_dialect(toolcall_parser::Dialect::Qwen3Coder);
     }
     if case == "hermes-values" {
-        opts.dialect = toolcall_parser::Dialect::Hermes;
+        opts = opts.with_dialect(toolcall_parser::Dialect::Hermes);
     }
     if case.starts_with("many-names") {
-        opts.limits.max_elements = usize::MAX;
+        let limits = opts.limits().clone().with_max_elements(usize::MAX);
+        opts = opts.with_limits(limits);
         if case.ends_with("qwen") {
-            opts.dialect = toolcall_parser::Dialect::Qwen3Coder;
+            opts = opts.with_dialect(toolcall_parser::Dialect::Qwen3Coder);
         }
     }
     if let Some(case) = case.strip_suffix("-schema") {

@@ -23,10 +23,7 @@ fn errors_carry_a_byte_span_that_starts_where_line_and_column_point() {
 
 #[test]
 fn limit_errors_name_their_limit() {
-    let opts = ParseOptions::new().with_limits(Limits {
-        max_call_bytes: 40,
-        ..Limits::default()
-    });
+    let opts = ParseOptions::new().with_limits(Limits::default().with_max_call_bytes(40));
     let r = parse_with(
         "<tool><tool_name>w</tool_name><arguments><a>0123456789012345678901234567890</a></arguments></tool>",
         &opts,
@@ -34,10 +31,7 @@ fn limit_errors_name_their_limit() {
     assert_eq!(r.errors()[0].limit, Some(Limit::MaxCallBytes));
     let json = serde_json::to_value(r.errors()[0]).expect("serializes");
     assert_eq!(json["limit"], "max_call_bytes");
-    let opts = ParseOptions::new().with_limits(Limits {
-        max_input_bytes: 4,
-        ..Limits::default()
-    });
+    let opts = ParseOptions::new().with_limits(Limits::default().with_max_input_bytes(4));
     assert_eq!(
         parse_with("hello", &opts).errors()[0].limit,
         Some(Limit::MaxInputBytes)
@@ -110,6 +104,70 @@ fn value_and_map_come_with_the_parser() {
             .arguments,
         m
     );
+}
+
+/// Options and limits are built with `with_` methods and read with getters (issue 15): each
+/// builder sets its own field and leaves every other as it was.
+#[test]
+fn options_and_limits_are_built_and_read_through_methods() {
+    let d = Limits::default();
+    let l = Limits::default()
+        .with_max_input_bytes(1)
+        .with_max_calls(2)
+        .with_max_depth(3)
+        .with_max_call_bytes(4)
+        .with_max_argument_bytes(5)
+        .with_max_elements(6)
+        .with_max_input_elements(7);
+    let got = [
+        l.max_input_bytes(),
+        l.max_calls(),
+        l.max_depth(),
+        l.max_call_bytes(),
+        l.max_argument_bytes(),
+        l.max_elements(),
+        l.max_input_elements(),
+    ];
+    assert_eq!(got, [1, 2, 3, 4, 5, 6, 7]);
+    let one = d.clone().with_max_depth(9);
+    assert_eq!(one.max_depth(), 9);
+    assert_eq!(one.clone().with_max_depth(d.max_depth()), d);
+    let mut schemas = toolcall_parser::ToolSchemas::default();
+    schemas.insert("f", serde_json::json!({"type": "object"}));
+    let o = ParseOptions::new()
+        .with_dialect(Dialect::Hermes)
+        .with_limits(l.clone())
+        .with_ignore_fenced_calls(true)
+        .with_schemas(schemas)
+        .with_reasoning(toolcall_parser::Reasoning::for_dialect(Dialect::Hermes));
+    assert_eq!(o.dialect(), Dialect::Hermes);
+    assert_eq!(o.limits(), &l);
+    assert!(o.ignore_fenced_calls());
+    assert!(o.schemas().is_some_and(|s| s.get("f").is_some()));
+    assert_eq!(
+        o.reasoning(),
+        Some(&toolcall_parser::Reasoning::for_dialect(Dialect::Hermes))
+    );
+    let n = ParseOptions::new();
+    assert_eq!(
+        (n.dialect(), n.limits(), n.ignore_fenced_calls()),
+        (Dialect::Tool, &d, false)
+    );
+    assert!(n.schemas().is_none() && n.reasoning().is_none());
+}
+
+/// The README's pattern, `call.arguments["path"]`, gives `Value::Null` for an argument the model
+/// left out: no panic.
+#[test]
+fn a_missing_argument_indexes_as_null() {
+    let r =
+        parse("<tool><tool_name>read_file</tool_name><arguments><line>3</line></arguments></tool>");
+    let call = &r.calls()[0];
+    assert_eq!(call.arguments["path"], Value::Null);
+    assert_eq!(call.arguments["path"].as_str(), None);
+    assert_eq!(call.arguments["line"], Value::Int(3));
+    let no_arguments = parse("<tool><tool_name>ls</tool_name></tool>");
+    assert!(no_arguments.calls()[0].arguments["path"].is_null());
 }
 
 /// A call inside a Markdown fence is marked `fenced` (the host may ask before running an

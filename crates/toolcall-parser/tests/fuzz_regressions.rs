@@ -26,13 +26,8 @@ fn close_tag_of_tool_with_a_blank_before_the_bracket() {
 /// characters that still fitted: text after the cut was read, and the error moved.
 #[test]
 fn the_input_limit_cuts_at_one_place_whatever_the_chunking() {
-    let opts = ParseOptions {
-        limits: toolcall_parser::Limits {
-            max_input_bytes: 9,
-            ..Default::default()
-        },
-        ..ParseOptions::default()
-    };
+    let opts = ParseOptions::default()
+        .with_limits(toolcall_parser::Limits::default().with_max_input_bytes(9));
     let text = "12345678é!!!!";
     let whole = toolcall_parser::parse_with(text, &opts);
     assert_eq!(whole.prose(), "12345678");
@@ -49,13 +44,8 @@ fn the_input_limit_cuts_at_one_place_whatever_the_chunking() {
 /// piece that crossed the limit, which depends on how the input was split.
 #[test]
 fn cdata_outside_arguments_is_not_argument_bytes() {
-    let opts = ParseOptions {
-        limits: toolcall_parser::Limits {
-            max_argument_bytes: 24,
-            ..Default::default()
-        },
-        ..ParseOptions::default()
-    };
+    let opts = ParseOptions::default()
+        .with_limits(toolcall_parser::Limits::default().with_max_argument_bytes(24));
     let name = "x".repeat(30);
     let text = format!(
         "<tool><server_name><![CDATA[{name}]]></server_name>\
@@ -81,13 +71,8 @@ fn cdata_outside_arguments_is_not_argument_bytes() {
 /// is read now.
 #[test]
 fn the_call_size_limit_is_hit_at_one_place_whatever_the_chunking() {
-    let opts = ParseOptions {
-        limits: toolcall_parser::Limits {
-            max_call_bytes: 120,
-            ..Default::default()
-        },
-        ..ParseOptions::default()
-    };
+    let opts = ParseOptions::default()
+        .with_limits(toolcall_parser::Limits::default().with_max_call_bytes(120));
     for text in [
         format!("<tool><tool_name>{}</tool_name></tool>", "x".repeat(200)),
         format!(
@@ -164,13 +149,8 @@ fn mixed_content_with_crlf_line_ends() {
 /// 16-byte limit). It is scanned only up to the limit now, like the XML form.
 #[test]
 fn legacy_json_calls_respect_the_call_size_limit() {
-    let opts = ParseOptions {
-        limits: toolcall_parser::Limits {
-            max_call_bytes: 60,
-            ..Default::default()
-        },
-        ..ParseOptions::default()
-    };
+    let opts = ParseOptions::default()
+        .with_limits(toolcall_parser::Limits::default().with_max_call_bytes(60));
     let long = format!(
         "<tool>{{\"tool_name\":\"j\",\"arguments\":{{\"k\":\"{}\"}}}}</tool>after",
         "v".repeat(100)
@@ -197,13 +177,8 @@ fn legacy_json_calls_respect_the_call_size_limit() {
 /// `parse_mixed`: the legacy JSON form ignored `max_argument_bytes`.
 #[test]
 fn legacy_json_arguments_respect_the_argument_size_limit() {
-    let opts = ParseOptions {
-        limits: toolcall_parser::Limits {
-            max_argument_bytes: 10,
-            ..Default::default()
-        },
-        ..ParseOptions::default()
-    };
+    let opts = ParseOptions::default()
+        .with_limits(toolcall_parser::Limits::default().with_max_argument_bytes(10));
     let text = "<tool>{\"tool_name\":\"j\",\"arguments\":{\"a\":[\"12345\",{\"b\":\"678901\"}]}}</tool>after";
     let r = assert_chunking_invariant(text, &opts);
     assert!(r.calls().is_empty());
@@ -222,13 +197,8 @@ fn legacy_json_arguments_respect_the_argument_size_limit() {
 #[test]
 fn legacy_json_call_size_limit_inside_a_character() {
     for max in 20..30 {
-        let opts = ParseOptions {
-            limits: toolcall_parser::Limits {
-                max_call_bytes: max,
-                ..Default::default()
-            },
-            ..ParseOptions::default()
-        };
+        let opts = ParseOptions::default()
+            .with_limits(toolcall_parser::Limits::default().with_max_call_bytes(max));
         let text = "<tool>{\"tool_name\":\"ééééééééé\"}</tool>after";
         let r = assert_chunking_invariant(text, &opts);
         assert_eq!(
@@ -310,21 +280,19 @@ mod properties {
         )
             .prop_map(
                 |(calls, depth, call_bytes, argument_bytes, fenced, input_bytes, elements)| {
-                    ParseOptions {
-                        limits: Limits {
-                            max_input_bytes: input_bytes,
-                            max_calls: calls,
-                            max_depth: depth,
-                            max_call_bytes: call_bytes,
-                            max_argument_bytes: argument_bytes,
-                            max_elements: elements,
-                            max_input_elements: elements * 2,
-                        },
-                        ignore_fenced_calls: fenced,
-                        schemas: None,
-                        dialect: toolcall_parser::Dialect::Tool,
-                        reasoning: None,
-                    }
+                    ParseOptions::default()
+                        .with_limits(
+                            Limits::default()
+                                .with_max_input_bytes(input_bytes)
+                                .with_max_calls(calls)
+                                .with_max_depth(depth)
+                                .with_max_call_bytes(call_bytes)
+                                .with_max_argument_bytes(argument_bytes)
+                                .with_max_elements(elements)
+                                .with_max_input_elements(elements * 2),
+                        )
+                        .with_ignore_fenced_calls(fenced)
+                        .with_dialect(toolcall_parser::Dialect::Tool)
                 },
             )
     }
@@ -370,22 +338,22 @@ mod properties {
         /// `parse_mixed`: every limit holds, every call is a whole `<tool>` element in order.
         #[test]
         fn limits_are_respected(text in soup(), opts in small_limits()) {
-            let l = &opts.limits;
+            let l = opts.limits();
             let r = parse_with(&text, &opts);
             let calls = r.calls();
-            prop_assert!(calls.len() <= l.max_calls);
-            prop_assert!(calls.len() + r.errors().len() <= l.max_calls + 2);
+            prop_assert!(calls.len() <= l.max_calls());
+            prop_assert!(calls.len() + r.errors().len() <= l.max_calls() + 2);
             let mut last_end = 0;
             for c in &calls {
-                prop_assert!(c.span.start >= last_end && c.span.end <= l.max_input_bytes);
+                prop_assert!(c.span.start >= last_end && c.span.end <= l.max_input_bytes());
                 last_end = c.span.end;
-                prop_assert!(c.span.len() <= l.max_call_bytes, "{} > {}", c.span.len(), l.max_call_bytes);
+                prop_assert!(c.span.len() <= l.max_call_bytes(), "{} > {}", c.span.len(), l.max_call_bytes());
                 let src = &text[c.span.clone()];
                 prop_assert!(src.starts_with("<tool") && src.ends_with('>'), "{:?}", src);
                 for v in c.arguments.values() {
-                    prop_assert!(string_bytes(v) <= l.max_argument_bytes);
+                    prop_assert!(string_bytes(v) <= l.max_argument_bytes());
                     if !c.legacy_json {
-                        prop_assert!(3 + object_depth(v) <= l.max_depth);
+                        prop_assert!(3 + object_depth(v) <= l.max_depth());
                     }
                 }
             }
@@ -429,10 +397,7 @@ fn a_call_at_the_byte_limit_reads_alike_one_shot_and_streamed() {
     for &dialect in toolcall_parser::Dialect::ALL {
         let opts = ParseOptions::new()
             .with_dialect(dialect)
-            .with_limits(toolcall_parser::Limits {
-                max_call_bytes: 120,
-                ..Default::default()
-            });
+            .with_limits(toolcall_parser::Limits::default().with_max_call_bytes(120));
         let open = match dialect {
             toolcall_parser::Dialect::Tool => "<tool><tool_name>",
             toolcall_parser::Dialect::Hermes => "<tool_call>{\"name\": \"",

@@ -160,10 +160,8 @@ const CASES: &[Case] = &[
         make: |n| format!("{OPEN}<c>{}</c>{CLOSE}", "<b/>".repeat(99_000)).repeat(n),
         sizes: &[2, 4, 8],
         options: || {
-            ParseOptions::default().with_limits(toolcall_parser::Limits {
-                max_input_elements: 200_000,
-                ..Default::default()
-            })
+            ParseOptions::default()
+                .with_limits(toolcall_parser::Limits::default().with_max_input_elements(200_000))
         },
         plateau: true,
         ..CASE

@@ -346,10 +346,7 @@ fn rule_11_limits_bound_depth_elements_and_bytes() {
         )
     };
     let limited = |limits: Limits| opts().with_limits(limits);
-    let four = limited(Limits {
-        max_depth: 4,
-        ..Limits::default()
-    });
+    let four = limited(Limits::default().with_max_depth(4));
     assert_eq!(parse_with(&deep(2), &four).calls().len(), 1);
     let r = parse_with(&deep(3), &four);
     assert_eq!(kinds(&r), [ErrorKind::LimitExceeded]);
@@ -362,36 +359,18 @@ fn rule_11_limits_bound_depth_elements_and_bytes() {
         "§<tool_call>§<invoke name=\"f\">{}§</invoke>§</tool_call>",
         "§<a>1§</a>".repeat(5)
     );
-    let r = parse_with(
-        &many,
-        &limited(Limits {
-            max_elements: 4,
-            ..Limits::default()
-        }),
-    );
+    let r = parse_with(&many, &limited(Limits::default().with_max_elements(4)));
     assert_eq!(r.errors()[0].limit, Some(Limit::MaxElements));
     let r = parse_with(
         "§<tool_call>§<invoke name=\"f\">§<a>12345§</a>§</invoke>§</tool_call>",
-        &limited(Limits {
-            max_argument_bytes: 4,
-            ..Limits::default()
-        }),
+        &limited(Limits::default().with_max_argument_bytes(4)),
     );
     assert_eq!(r.errors()[0].limit, Some(Limit::MaxArgumentBytes));
-    let r = parse_with(
-        &many,
-        &limited(Limits {
-            max_call_bytes: 60,
-            ..Limits::default()
-        }),
-    );
+    let r = parse_with(&many, &limited(Limits::default().with_max_call_bytes(60)));
     assert_eq!(r.errors()[0].limit, Some(Limit::MaxCallBytes));
     let r = parse_with(
         &format!("{WEATHER}{WEATHER}{WEATHER}"),
-        &limited(Limits {
-            max_calls: 2,
-            ..Limits::default()
-        }),
+        &limited(Limits::default().with_max_calls(2)),
     );
     assert_eq!(r.calls().len(), 2);
     assert_eq!(r.errors()[0].limit, Some(Limit::MaxCalls));
@@ -802,7 +781,7 @@ mod properties {
                 let events = split(&text, &cuts, &o);
                 prop_assert_eq!(&ParseResult::from_events(events.clone()), &whole);
                 prop_assert_eq!(&common::parse_chunked(&text, &o, 1), &whole);
-                if whole.calls().is_empty() && whole.errors().is_empty() && o.reasoning.is_none() {
+                if whole.calls().is_empty() && whole.errors().is_empty() && o.reasoning().is_none() {
                     prop_assert_eq!(whole.prose(), text.clone());
                 }
                 for e in &events {

@@ -30,10 +30,7 @@ fn repairs(text: &str) -> Vec<RepairKind> {
 fn with_schema(tool: &str, schema: serde_json::Value) -> ParseOptions {
     let mut s = ToolSchemas::default();
     s.insert(tool, schema);
-    ParseOptions {
-        schemas: Some(Arc::new(s)),
-        ..ParseOptions::default()
-    }
+    ParseOptions::default().with_schemas(Arc::new(s))
 }
 
 #[test]
@@ -611,10 +608,7 @@ fn fenced_calls_are_calls_by_default_and_ignored_on_request() {
         call("real", "")
     );
     assert_eq!(parse(&text).calls().len(), 2);
-    let opts = ParseOptions {
-        ignore_fenced_calls: true,
-        ..ParseOptions::default()
-    };
+    let opts = ParseOptions::default().with_ignore_fenced_calls(true);
     let r = assert_chunking_invariant(&text, &opts);
     let names: Vec<_> = r.calls().iter().map(|c| c.tool_name.clone()).collect();
     assert_eq!(names, ["real"]);
@@ -649,7 +643,7 @@ fn many_openers_without_closer_end_in_bounded_errors() {
     assert!(r.calls().is_empty());
     let limits = Limits::default();
     assert!(
-        r.errors().len() <= limits.max_calls + 1,
+        r.errors().len() <= limits.max_calls() + 1,
         "{}",
         r.errors().len()
     );
@@ -659,13 +653,7 @@ fn many_openers_without_closer_end_in_bounded_errors() {
 fn call_limit_leaves_later_calls_as_prose() {
     let one = call("t", "<a>1</a>");
     let text = [one.as_str(); 5].join("\n");
-    let opts = ParseOptions {
-        limits: Limits {
-            max_calls: 3,
-            ..Limits::default()
-        },
-        ..ParseOptions::default()
-    };
+    let opts = ParseOptions::default().with_limits(Limits::default().with_max_calls(3));
     let r = assert_chunking_invariant(&text, &opts);
     assert_eq!(r.calls().len(), 3);
     assert_eq!(r.errors()[0].kind, ErrorKind::LimitExceeded);
@@ -675,22 +663,10 @@ fn call_limit_leaves_later_calls_as_prose() {
 #[test]
 fn argument_and_input_limits() {
     let text = call("t", &format!("<a>{}</a>", "x".repeat(1000)));
-    let opts = ParseOptions {
-        limits: Limits {
-            max_argument_bytes: 100,
-            ..Limits::default()
-        },
-        ..ParseOptions::default()
-    };
+    let opts = ParseOptions::default().with_limits(Limits::default().with_max_argument_bytes(100));
     let r = assert_chunking_invariant(&text, &opts);
     assert_eq!(r.errors()[0].kind, ErrorKind::LimitExceeded);
-    let opts = ParseOptions {
-        limits: Limits {
-            max_input_bytes: 10,
-            ..Limits::default()
-        },
-        ..ParseOptions::default()
-    };
+    let opts = ParseOptions::default().with_limits(Limits::default().with_max_input_bytes(10));
     let r = toolcall_parser::parse_with("hello world, this is long", &opts);
     assert_eq!(r.prose(), "hello worl");
     assert_eq!(r.errors()[0].kind, ErrorKind::LimitExceeded);
@@ -730,43 +706,21 @@ fn every_limit_at_usize_max_is_no_limit() {
     let max = usize::MAX;
     let d = Limits::default();
     let variants = [
-        Limits {
-            max_input_bytes: max,
-            ..d.clone()
-        },
-        Limits {
-            max_calls: max,
-            ..d.clone()
-        },
-        Limits {
-            max_depth: max,
-            ..d.clone()
-        },
-        Limits {
-            max_call_bytes: max,
-            ..d.clone()
-        },
-        Limits {
-            max_argument_bytes: max,
-            ..d.clone()
-        },
-        Limits {
-            max_elements: max,
-            ..d.clone()
-        },
-        Limits {
-            max_input_bytes: max,
-            max_calls: max,
-            max_depth: max,
-            max_call_bytes: max,
-            max_argument_bytes: max,
-            max_elements: max,
-            max_input_elements: max,
-        },
-        Limits {
-            max_input_elements: max,
-            ..d.clone()
-        },
+        d.clone().with_max_input_bytes(max),
+        d.clone().with_max_calls(max),
+        d.clone().with_max_depth(max),
+        d.clone().with_max_call_bytes(max),
+        d.clone().with_max_argument_bytes(max),
+        d.clone().with_max_elements(max),
+        Limits::default()
+            .with_max_input_bytes(max)
+            .with_max_calls(max)
+            .with_max_depth(max)
+            .with_max_call_bytes(max)
+            .with_max_argument_bytes(max)
+            .with_max_elements(max)
+            .with_max_input_elements(max),
+        d.clone().with_max_input_elements(max),
     ];
     for (dialect, text) in dialect_samples() {
         let base = ParseOptions::new().with_dialect(dialect);
@@ -920,12 +874,8 @@ fn raw_bytes_may_split_characters_anywhere() {
 
 #[test]
 fn legacy_json_nesting_obeys_the_depth_limit() {
-    let opts = |max_depth| ParseOptions {
-        limits: Limits {
-            max_depth,
-            ..Limits::default()
-        },
-        ..ParseOptions::default()
+    let opts = |max_depth| {
+        ParseOptions::default().with_limits(Limits::default().with_max_depth(max_depth))
     };
     // `<tool>` is 1, the object 2, `arguments` 3, `a` 4, `b` 5.
     let json = r#"{"tool_name": "t", "arguments": {"a": {"b": [1]}}}"#;
@@ -966,10 +916,7 @@ fn legacy_json_nesting_obeys_the_depth_limit() {
 /// right after another joins it.
 #[test]
 fn the_input_element_budget_spans_calls() {
-    let opts = ParseOptions::default().with_limits(Limits {
-        max_input_elements: 10,
-        ..Limits::default()
-    });
+    let opts = ParseOptions::default().with_limits(Limits::default().with_max_input_elements(10));
     // Four elements per call (<tool_name>, <arguments>, <a>, and the CDATA section).
     let one = "<tool><tool_name>t</tool_name><arguments><a><![CDATA[x]]><![CDATA[y]]></a></arguments></tool>";
     let text = format!("{one}\n{one}\n{one}\n{one}");
@@ -991,12 +938,8 @@ fn the_input_element_budget_spans_calls() {
 
 #[test]
 fn element_limit_bounds_calls_of_many_small_elements() {
-    let opts = |max_elements| ParseOptions {
-        limits: Limits {
-            max_elements,
-            ..Limits::default()
-        },
-        ..ParseOptions::default()
+    let opts = |max_elements| {
+        ParseOptions::default().with_limits(Limits::default().with_max_elements(max_elements))
     };
     // <server_name>, <tool_name>, <arguments> and three arguments: six elements.
     let text = format!("{}\nafter", call("t", "<a>1</a><b>2</b><c>3</c>"));

@@ -45,7 +45,7 @@ proptest! {
         let whole = parse(&text);
         prop_assert_eq!(&parse_split(&text, &cuts, &options), &whole);
         prop_assert_eq!(&parse_chunked(&text, &options, 1), &whole);
-        let fenced = ParseOptions { ignore_fenced_calls: true, ..ParseOptions::default() };
+        let fenced = ParseOptions::default().with_ignore_fenced_calls(true);
         prop_assert_eq!(parse_split(&text, &cuts, &fenced), parse_with(&text, &fenced));
         // Every dialect, over the same soup (which holds every dialect's markup).
         for &dialect in toolcall_parser::Dialect::ALL {

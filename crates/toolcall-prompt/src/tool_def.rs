@@ -26,10 +26,7 @@ pub fn assign_server(tools: &mut [ToolDef], server_name: &str) {
 /// use toolcall_prompt::{tool_schemas, ToolDef};
 /// let tools = [ToolDef::new("read_file", "", serde_json::json!({
 ///     "type": "object", "properties": {"path": {"type": "string"}}}))];
-/// let opts = toolcall_parser::ParseOptions {
-///     schemas: Some(Arc::new(tool_schemas(&tools))),
-///     ..Default::default()
-/// };
+/// let opts = toolcall_parser::ParseOptions::new().with_schemas(Arc::new(tool_schemas(&tools)));
 /// let r = toolcall_parser::parse_with(
 ///     "<tool><tool_name>read_file</tool_name><arguments><path>007</path></arguments></tool>", &opts);
 /// assert_eq!(r.calls()[0].arguments["path"].as_str(), Some("007"));

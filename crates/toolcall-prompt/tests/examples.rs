@@ -99,10 +99,7 @@ fn realistic_tools() -> Vec<ToolDef> {
 }
 
 fn options_for(schemas: ToolSchemas) -> ParseOptions {
-    ParseOptions {
-        schemas: Some(Arc::new(schemas)),
-        ..ParseOptions::default()
-    }
+    ParseOptions::default().with_schemas(Arc::new(schemas))
 }
 
 /// The one `<tool>…</tool>` block of a tool's description.

@@ -155,7 +155,7 @@ proptest! {
         // Coerced under the schema, it gives exactly the example's values.
         let mut schemas = ToolSchemas::default();
         schemas.insert("t", root.clone());
-        let options = ParseOptions { schemas: Some(Arc::new(schemas)), ..ParseOptions::default() };
+        let options = ParseOptions::default().with_schemas(Arc::new(schemas));
         let r = toolcall_parser::parse_with(&xml, &options);
         prop_assert!(r.errors().is_empty(), "{:?}\n{}\n{}", r.errors(), xml, root);
         prop_assert_eq!(r.calls().len(), 1);

@@ -82,10 +82,7 @@ fn sample(kind: ErrorKind) -> (&'static str, ParseOptions, &'static [&'static st
             (
                 "<tool><tool_name>read_file</tool_name><arguments><path>a</path>\
                  <line_start>ten</line_start></arguments></tool>",
-                ParseOptions {
-                    schemas: Some(Arc::new(schemas)),
-                    ..ParseOptions::default()
-                },
+                ParseOptions::default().with_schemas(Arc::new(schemas)),
                 &[
                     "line_start",
                     "expected integer",
@@ -95,13 +92,7 @@ fn sample(kind: ErrorKind) -> (&'static str, ParseOptions, &'static [&'static st
         }
         ErrorKind::LimitExceeded => (
             "<tool><tool_name>w</tool_name><arguments><a>xxxxxxxxxxxxxxxxxxxxxxxx</a></arguments></tool>",
-            ParseOptions {
-                limits: Limits {
-                    max_argument_bytes: 8,
-                    ..Limits::default()
-                },
-                ..ParseOptions::default()
-            },
+            ParseOptions::default().with_limits(Limits::default().with_max_argument_bytes(8)),
             &["make the call smaller", "split the work"],
         ),
         ErrorKind::InvalidToolName => (

@@ -330,7 +330,10 @@ fn serialize_thread(
                 ),
             )
         })?;
-    let options = toolcall::thread::SerializerOptions { response_prefix };
+    let options = match response_prefix {
+        Some(prefix) => toolcall::thread::SerializerOptions::new().with_response_prefix(prefix),
+        None => toolcall::thread::SerializerOptions::new(),
+    };
     Ok(toolcall::thread::serialize_thread_to_xml(&events, &options))
 }
 

@@ -65,14 +65,11 @@ fn main() {
             r.calls().is_empty() && r.errors()[0].kind == toolcall::parser::ErrorKind::LimitExceeded
         }
         "elements-unlimited" => {
-            let options = toolcall::parser::ParseOptions {
-                limits: toolcall::parser::Limits {
-                    max_elements: usize::MAX,
-                    max_input_elements: usize::MAX,
-                    ..Default::default()
-                },
-                ..Default::default()
-            };
+            let options = toolcall::parser::ParseOptions::default().with_limits(
+                toolcall::parser::Limits::default()
+                    .with_max_elements(usize::MAX)
+                    .with_max_input_elements(usize::MAX),
+            );
             toolcall::parser::parse_with(&input, &options).calls().len() == 1
         }
         "serde-value" => serde_json::from_str::<serde_json::Value>(&input).is_ok(),

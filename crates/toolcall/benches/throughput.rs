@@ -684,10 +684,7 @@ impl Bench {
         let call = format!("<tool>\n<tool_name>twenty</tool_name>\n{xml}\n</tool>");
         let mut schemas = toolcall::parser::ToolSchemas::default();
         schemas.insert("twenty", schema.clone());
-        let with_schema = ParseOptions {
-            schemas: Some(Arc::new(schemas)),
-            ..ParseOptions::default()
-        };
+        let with_schema = ParseOptions::default().with_schemas(Arc::new(schemas));
         let r = toolcall::parser::parse_with(&call, &with_schema);
         let typed = &r.calls()[0].arguments;
         assert_eq!(

@@ -171,11 +171,8 @@ pub fn run_agent(
 ) -> Result<Report> {
     let system_prompt = system_prompt_section(tools);
     // Calls are typed by the same schemas the prompt describes.
-    let options = ParseOptions {
-        schemas: Some(Arc::new(tool_schemas(tools))),
-        ..ParseOptions::default()
-    };
-    let thread_options = SerializerOptions::with_response_prefix(RESPONSE_PREFIX);
+    let options = ParseOptions::default().with_schemas(Arc::new(tool_schemas(tools)));
+    let thread_options = SerializerOptions::new().with_response_prefix(RESPONSE_PREFIX);
     let mut report = Report {
         system_prompt,
         ..Report::default()

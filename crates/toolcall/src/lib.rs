@@ -97,10 +97,7 @@
 //!     }}
 //! }]))
 //! .unwrap();
-//! let options = ParseOptions {
-//!     schemas: Some(Arc::new(toolcall::prompt::tool_schemas(&tools))),
-//!     ..ParseOptions::default()
-//! };
+//! let options = ParseOptions::new().with_schemas(Arc::new(toolcall::prompt::tool_schemas(&tools)));
 //! let reply = "<tool><tool_name>search_files</tool_name><arguments><path>007</path>\
 //!              <pattern>TODO</pattern><exclude>target</exclude></arguments></tool>";
 //!

@@ -247,10 +247,8 @@ fn streaming_in_small_chunks_reads_every_reply_as_one_shot_parsing_does() {
         &serde_json::from_str(agent_loop::TOOLS_JSON).unwrap(),
     )
     .unwrap();
-    let options = ParseOptions {
-        schemas: Some(std::sync::Arc::new(toolcall::prompt::tool_schemas(&tools))),
-        ..ParseOptions::default()
-    };
+    let options = ParseOptions::default()
+        .with_schemas(std::sync::Arc::new(toolcall::prompt::tool_schemas(&tools)));
     for reply in &script.replies {
         let mut sink = Vec::new();
         let streamed = agent_loop::stream_reply(reply, &options, &mut sink).unwrap();

@@ -73,10 +73,7 @@ fn nesting_depth_is_limited_without_recursion() {
     let v: serde_json::Value = from_str_with_fallback(&ok).unwrap();
     assert!(v.is_object());
 
-    let limits = Limits {
-        max_depth: 1,
-        ..Limits::default()
-    };
+    let limits = Limits::default().with_max_depth(1);
     assert!(parse_document_with("<a>x</a>", &limits).is_ok());
     assert_eq!(
         parse_document_with("<a><b/></a>", &limits)
@@ -88,10 +85,7 @@ fn nesting_depth_is_limited_without_recursion() {
 
 #[test]
 fn element_count_is_limited() {
-    let limits = Limits {
-        max_elements: 3,
-        ..Limits::default()
-    };
+    let limits = Limits::default().with_max_elements(3);
     assert!(parse_document_with("<a><b/><c/></a>", &limits).is_ok());
     let err = parse_document_with("<a><b/><c/><d/></a>", &limits).unwrap_err();
     assert_eq!(err.kind, XmlErrorKind::TooManyElements);
@@ -104,21 +98,18 @@ fn element_count_is_limited() {
     let many = format!("<a>{}</a>", "<b/>".repeat(1_000_000));
     let err = parse_document(&many).unwrap_err();
     assert_eq!(err.kind, XmlErrorKind::TooManyElements);
-    assert_eq!(Limits::default().max_elements, 100_000);
+    assert_eq!(Limits::default().max_elements(), 100_000);
 }
 
 #[test]
 fn input_size_is_limited() {
-    let limits = Limits {
-        max_input_bytes: 10,
-        ..Limits::default()
-    };
+    let limits = Limits::default().with_max_input_bytes(10);
     assert!(parse_document_with("<a>12</a>", &limits).is_ok());
     let err = parse_document_with("<a>1234</a>", &limits).unwrap_err();
     assert_eq!(err.kind, XmlErrorKind::TooLarge);
     assert!(err.to_string().contains("11 bytes"), "{err}");
-    assert_eq!(Limits::default().max_input_bytes, 16 * 1024 * 1024);
-    assert_eq!(Limits::default().max_depth, 128);
+    assert_eq!(Limits::default().max_input_bytes(), 16 * 1024 * 1024);
+    assert_eq!(Limits::default().max_depth(), 128);
 }
 
 const PIECES: &[&str] = &[
@@ -178,7 +169,7 @@ proptest! {
     ) {
         let mut s = if open { "<a>".to_owned() } else { String::new() };
         s.push_str(&pieces.concat());
-        let limits = Limits { max_depth: 4, ..Limits::default() };
+        let limits = Limits::default().with_max_depth(4);
         match parse_document_with(&s, &limits) {
             Ok(p) => prop_assert!(p.repairs.iter().all(|r| s.as_bytes()[r.offset] == b'&')),
             Err(e) => prop_assert!(e.offset <= s.len() && e.position.line >= 1),

@@ -43,17 +43,14 @@ pub(crate) fn options_for(
 
 /// Parse options from `--schema` (a file, or `-` for standard input) and `--ignore-fenced`.
 fn load_options(schema: Option<&Path>, ignore_fenced: bool) -> Result<ParseOptions> {
-    let mut options = ParseOptions {
-        ignore_fenced_calls: ignore_fenced,
-        ..ParseOptions::default()
-    };
+    let mut options = ParseOptions::default().with_ignore_fenced_calls(ignore_fenced);
     if let Some(path) = schema {
         let text = read_input(Some(path))?;
         let json: serde_json::Value = serde_json::from_str(&text)
             .with_context(|| format!("{} is not valid JSON", describe(path)))?;
         let schemas = ToolSchemas::from_tools_json(&json)
             .with_context(|| format!("{} is not a list of tool definitions", describe(path)))?;
-        options.schemas = Some(Arc::new(schemas));
+        options = options.with_schemas(Arc::new(schemas));
     }
     Ok(options)
 }
@@ -100,10 +97,9 @@ pub(crate) fn parse_in_chunks(text: &str, options: &ParseOptions, n: u64) -> Par
 /// Under `auto`, the call's encodings tell which of these its dialect did.
 pub(crate) fn typed_by(call: &ToolCall, options: &ParseOptions) -> &'static str {
     let has_schema = options
-        .schemas
-        .as_ref()
+        .schemas()
         .is_some_and(|s| s.get(&call.tool_name).is_some());
-    let typing = typing(options.dialect).map(|t| match t {
+    let typing = typing(options.dialect()).map(|t| match t {
         Typing::ByCall => by_call(call),
         t => t,
     });
@@ -260,7 +256,7 @@ impl InferenceCount {
     pub(crate) fn add(&mut self, call: &ToolCall, options: &ParseOptions) {
         if typed_by(call, options) == "inference" {
             self.calls += 1;
-            if options.schemas.is_some() && !self.unknown_tools.contains(&call.tool_name) {
+            if options.schemas().is_some() && !self.unknown_tools.contains(&call.tool_name) {
                 self.unknown_tools.push(call.tool_name.clone());
             }
         }
@@ -275,7 +271,7 @@ impl InferenceCount {
             1 => "1 call".to_owned(),
             n => format!("{n} calls"),
         };
-        Some(if options.schemas.is_none() {
+        Some(if options.schemas().is_none() {
             format!(
                 "toolcall: note: {calls} typed by inference; pass --schema TOOLS.json to type \
                  arguments by the tools' schemas"

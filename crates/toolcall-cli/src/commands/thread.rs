@@ -22,8 +22,9 @@ pub(crate) fn run(args: &crate::ThreadArgs) -> Result<Exit> {
             return Ok(Exit::InputErrors);
         }
     };
-    let options = SerializerOptions {
-        response_prefix: args.response_prefix.clone(),
+    let options = match &args.response_prefix {
+        Some(prefix) => SerializerOptions::new().with_response_prefix(prefix.as_str()),
+        None => SerializerOptions::new(),
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

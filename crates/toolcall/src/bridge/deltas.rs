@@ -156,7 +156,7 @@ impl ToolCallDeltas {
     }
 
     fn exact(&self) -> bool {
-        self.options.dialect.exact_argument_deltas()
+        self.options.dialect().exact_argument_deltas()
     }
 
     fn event(&mut self, e: StreamEvent, out: &mut Vec<DeltaEvent>) {
@@ -302,7 +302,7 @@ impl ToolCallDeltas {
     /// The input schema of call `index`'s tool, if one was given.
     fn tool_schema(&self, index: usize) -> Option<&serde_json::Value> {
         let tool = self.calls.get(&index)?.tool.as_deref()?;
-        self.options.schemas.as_ref()?.get(tool)
+        self.options.schemas()?.get(tool)
     }
 }
 

@@ -407,10 +407,7 @@ mod tests {
                 let opts = ParseOptions::new()
                     .with_dialect(dialect)
                     .with_schemas(schemas)
-                    .with_limits(Limits {
-                        max_elements: usize::MAX,
-                        ..Limits::default()
-                    });
+                    .with_limits(Limits::default().with_max_elements(usize::MAX));
                 let text = make(n);
                 NAME_PROBES.with(|c| c.set(0));
                 let r = crate::parse_with(&text, &opts);
