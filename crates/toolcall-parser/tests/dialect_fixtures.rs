@@ -9,26 +9,12 @@
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use toolcall_parser::{Dialect, ParseOptions, ParseResult, StreamParser, ToolSchemas, parse_with};
+use toolcall_parser::{
+    Dialect, ParseOptions, ParseResult, Reasoning, StreamParser, ToolSchemas, parse_with,
+};
 
 /// Cases whose expectation our rules decide differently, and why.
 const DEVIATIONS: &[(&str, &str)] = &[
-    (
-        "llamacpp/seed_oss/reasoning_simple",
-        "reasoning is split off only with the reasoning option; without it, <seed:think> is prose",
-    ),
-    (
-        "llamacpp/seed_oss/budget_reflect",
-        "reasoning is split off only with the reasoning option; without it, <seed:think> is prose",
-    ),
-    (
-        "llamacpp/seed_oss/reasoning_then_tool_call",
-        "reasoning is split off only with the reasoning option; without it, <seed:think> is prose",
-    ),
-    (
-        "llamacpp/seed_oss/incomplete_reasoning_partial",
-        "reasoning is split off only with the reasoning option; without it, <seed:think> is prose",
-    ),
     (
         "sglang/glm47/invalid_tool_call",
         "§9.8: a call to a tool the schemas do not list is still a call; the caller decides",
@@ -89,6 +75,15 @@ fn options(case: &Json, dialect: Dialect) -> ParseOptions {
         // The OpenAI `tools` array, read as `--schema` reads it.
         let schemas = ToolSchemas::from_tools_json(tools).expect("the case's tools read");
         opts = opts.with_schemas(Arc::new(schemas));
+    }
+    // A case that expects reasoning split off is read as a server reads it: with the reasoning
+    // channel on (`--reasoning`, `--reasoning-open` when the prompt opened the block).
+    if case.get("expected_reasoning").is_some() {
+        let open = case
+            .get("reasoning_start_in_prompt")
+            .and_then(Json::as_bool)
+            .unwrap_or(false);
+        opts = opts.with_reasoning(Reasoning::for_dialect(dialect).starting_open(open));
     }
     opts
 }
@@ -171,6 +166,14 @@ fn check(case: &Json, r: &ParseResult) -> Result<(), String> {
                 return Err(format!("arguments: expected {want}, got {args}"));
             }
         }
+    }
+    if let Some(Json::String(want)) = case.get("expected_reasoning")
+        && r.reasoning() != *want
+    {
+        return Err(format!(
+            "reasoning: expected {want:?}, got {:?}",
+            r.reasoning()
+        ));
     }
     let content_mode = case
         .get("content_match")
