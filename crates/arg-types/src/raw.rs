@@ -14,7 +14,7 @@
 //! | `number` | integer text (exact, any length), or a float (`-12.5`, `1.25e3`), `NaN`, `+Inf`, `-Inf` | integer or float |
 //! | `boolean` | `true`, `false`, `True`, `False` | boolean |
 //! | `null` | `null`, `None`, or nothing | null |
-//! | `object` / `array` | JSON, else a Python literal ([`crate::literal`]): `{'k': 'v'}`, `[True, None]`, `(1, 2)` | object / array |
+//! | `object` / `array` | JSON, else a Python literal ([`crate::literal`]): `{'k': 'v'}`, `[True, None]`, `(1, 2)`, else JSON escaped once more (`[{\"id\": 1}]`, as GLM-4.7 sometimes writes) | object / array |
 //! | `enum` / `const` | a listed value: strings equal to the text or to the trimmed text, numbers equal by exact decimal value, others by value | the listed value |
 //! | `anyOf` / `oneOf`, `type` lists | the first alternative, in order, that accepts the text (the text `null`/`None` takes an alternative that allows null first) | its value |
 //!
@@ -351,13 +351,16 @@ impl<'a> Typer<'a> {
         matches!(self.trimmed, "null" | "None")
     }
 
-    /// The text read as JSON, else as a Python literal.
+    /// The text read as JSON, else as a Python literal, else as JSON escaped once more.
     fn literal(&self) -> &Result<Value, LiteralError> {
         self.literal.get_or_init(|| {
             #[cfg(test)]
             tests::PARSES.with(|p| p.set(p.get() + 1));
-            parse_json(self.trimmed)
-                .or_else(|json_error| parse_python(self.trimmed).map_err(|_| json_error))
+            parse_json(self.trimmed).or_else(|json_error| {
+                parse_python(self.trimmed)
+                    .or_else(|_| escaped_json(self.trimmed).ok_or(()))
+                    .map_err(|_| json_error)
+            })
         })
     }
 
@@ -520,6 +523,20 @@ impl<'a> Typer<'a> {
     }
 }
 
+/// JSON written escaped once more, as the body of a JSON string (`[{\"id\": \"1\"}]`, as
+/// GLM-4.7 sometimes writes an array argument): the text unescaped, then read as JSON. Only a
+/// text that holds `\"` and is neither JSON nor a Python literal is tried, and only an object
+/// or array is taken.
+fn escaped_json(text: &str) -> Option<Value> {
+    if !text.contains("\\\"") || !(text.starts_with('[') || text.starts_with('{')) {
+        return None;
+    }
+    let body: String = serde_json::from_str(&format!("\"{text}\"")).ok()?;
+    parse_json(&body)
+        .ok()
+        .filter(|v| matches!(v, Value::Array(_) | Value::Object(_)))
+}
+
 fn expected(what: String) -> String {
     format!("expected {what}")
 }
@@ -562,6 +579,29 @@ mod tests {
     }
 
     /// However many alternatives, the text is read as a literal at most once.
+    /// JSON escaped once more (GLM-4.7, SGLang's `array_argument_backslash_escaped_json`) is read
+    /// for an array or object; JSON and Python literals come first, and a string schema keeps the
+    /// text as written.
+    #[test]
+    fn json_escaped_once_more() {
+        let root = json!({});
+        let array = json!({"type": "array"});
+        let t = type_raw(r#"[{\"id\": \"1\", \"n\": 2}]"#, Some(&array), &root);
+        assert_eq!(t.mismatch, None);
+        assert_eq!(Json::from(t.value), json!([{"id": "1", "n": 2}]));
+        let t = type_raw(r#"{\"a\": [1]}"#, Some(&json!({"type": "object"})), &root);
+        assert_eq!(Json::from(t.value), json!({"a": [1]}));
+        // Not for a string, nor for a text that is not JSON once unescaped.
+        let text = r#"[{\"id\": 1}]"#;
+        let t = type_raw(text, Some(&json!({"type": "string"})), &root);
+        assert_eq!(t.value, Value::String(text.into()));
+        let t = type_raw(r#"[\"a\", b]"#, Some(&array), &root);
+        assert!(t.mismatch.is_some());
+        // A valid JSON array is read once, its escapes decoded once.
+        let t = type_raw(r#"["C:\\Users"]"#, Some(&array), &root);
+        assert_eq!(Json::from(t.value), json!(["C:\\Users"]));
+    }
+
     #[test]
     fn the_text_is_parsed_once_per_reading() {
         for n in [1, 10, 200] {

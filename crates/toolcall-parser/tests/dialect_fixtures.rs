@@ -36,11 +36,6 @@ const DEVIATIONS: &[(&str, &str)] = &[
         "§1.1: prose is kept byte for byte; the space before <tool_call> is not stripped",
     ),
     (
-        "sglang/glm47/array_argument_backslash_escaped_json",
-        "§5.6: [{\\\"id\\\": …}] is neither JSON nor a Python literal; it stays a string \
-         (value_as_string), as any value that fits none of its types",
-    ),
-    (
         "sglang/glm47/array_argument_windows_path",
         "§5.6: a JSON value's escapes are decoded once (\\\\\\\\ is two backslashes); SGLang \
          decodes them twice",
