@@ -27,9 +27,8 @@
 //! grows with n, hence the larger of [`BUDGETS`]; the smaller one runs about four times as many
 //! inputs per second.
 //!
-//! What it cannot see yet: quadratic *time* that allocates nothing (rescanning a buffer for a
-//! terminator on every lexeme or every chunk). [`work_units`] is where a work counter of the
-//! parser will plug in.
+//! Work is counted by the parser itself ([`work_units`]): quadratic *time* that allocates nothing
+//! (rescanning a buffer for a terminator on every lexeme or every chunk) is caught too.
 //!
 //! Why a hand-written allocator and `unsafe`: the `cap` crate (in the workspace's dependencies)
 //! wraps the allocator safely, but its peak (`max_allocated`) cannot be reset, and libFuzzer runs
@@ -133,14 +132,13 @@ static ALLOCATOR: Counting = Counting;
 /// Today: allocator calls plus bytes requested, a proxy that sees copying and building but not
 /// scanning.
 ///
-/// TODO(issue 20 item 3): return `toolcall_parser`'s own work counter here once it has one. The
-/// hook this harness expects: a `work-counter` cargo feature of `toolcall-parser` exposing
-/// `toolcall_parser::work_units() -> u64` (bytes examined by the lexer and the grammar's
-/// searches, plus lexemes made, per thread), added to the allocation proxy. That catches
-/// quadratic scanning that allocates nothing: CR/CRLF inside CDATA in one-shot parsing (each line
-/// end searches the rest for `]]>`), an unclosed `<!--` in a call, many distinct argument names.
+/// Deterministic work: the parser's own counter (`toolcall_parser::work_units`, feature
+/// `work-counter`: bytes its searches examined ahead, names probed, lexemes made) plus the
+/// allocator's calls and bytes requested. The parser's counter catches quadratic scanning that
+/// allocates nothing (a terminator searched for to the end of the input again and again), which
+/// the allocation proxy alone could not see.
 fn work_units() -> u64 {
-    CALLS.load(Relaxed) + REQUESTED.load(Relaxed)
+    toolcall_parser::work_units() + CALLS.load(Relaxed) + REQUESTED.load(Relaxed)
 }
 
 /// What one parse cost.

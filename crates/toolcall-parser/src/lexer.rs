@@ -89,7 +89,7 @@ thread_local! {
 fn scanned(n: usize) {
     #[cfg(test)]
     SCANNED.with(|c| c.set(c.get() + n));
-    let _ = n;
+    crate::work::add(n);
 }
 
 /// The next occurrence of a needle in the input, remembered so that no byte is searched twice:
@@ -247,6 +247,7 @@ impl Lexer {
         base: usize,
         is_final: bool,
     ) -> Lexed<'w> {
+        crate::work::add(1);
         let bytes = w.as_bytes();
         if pos >= bytes.len() {
             return None;
@@ -588,6 +589,7 @@ impl Lexer {
         base: usize,
         is_final: bool,
     ) -> Lexed<'w> {
+        crate::work::add(1);
         let bytes = w.as_bytes();
         if pos >= bytes.len() {
             return None;

@@ -36,6 +36,7 @@ mod output;
 mod reasoning;
 mod schema;
 mod stream;
+mod work;
 mod write;
 
 /// The argument values and their map, from `arg-types`, so that this crate is enough to read
@@ -51,6 +52,8 @@ pub use output::{ParseResult, Segment};
 pub use reasoning::{CallsInReasoning, Reasoning};
 pub use schema::{SchemaError, ToolSchemas};
 pub use stream::{StreamParser, chunks};
+#[cfg(feature = "work-counter")]
+pub use work::work_units;
 
 /// The element that wraps one call.
 pub const TOOL_TAG: &str = "tool";

@@ -378,6 +378,7 @@ impl Reasoned {
             i = at + 1;
         }
         self.marker_ahead = best;
+        crate::work::add(best.map_or(rest.len(), |(at, _)| at - start));
         if best.is_none() {
             let longest = self.call_markers.iter().map(|m| m.len()).max().unwrap_or(1);
             self.marker_scanned = (base + bytes.len()).saturating_sub(longest - 1).max(start);
@@ -428,11 +429,13 @@ impl Reasoned {
                 }
                 Phase::Inside => {
                     let from = self.pos;
+                    let hay = &bytes[from - base..];
                     let close_at = self
                         .close
-                        .find(&bytes[from - base..])
+                        .find(hay)
                         .map(|i| from + i)
                         .filter(|_| !self.reasoning.close.is_empty());
+                    crate::work::add(close_at.map_or(hay.len(), |c| c - from));
                     let marker = match self.reasoning.calls {
                         CallsInReasoning::End | CallsInReasoning::Flag => {
                             self.next_call_marker(bytes, base, from)

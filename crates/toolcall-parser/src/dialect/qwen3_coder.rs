@@ -26,6 +26,7 @@
 
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
 use crate::call::{ArgumentEncoding, Encoding, RepairKind};
+use crate::dialect::scan::{Ahead, Flow, Input};
 use crate::dialect::{Dialect, Grammar};
 use crate::error::ErrorKind;
 use crate::event::StreamEvent;
@@ -61,31 +62,6 @@ pub(crate) const SEED_OSS: Markers = Markers {
 const FUNCTION: &str = "function";
 const PARAMETER: &str = "parameter";
 const FUNCTION_PROBE: &str = "<function=";
-
-/// The window being read: text, its absolute offset, and whether it ends the input.
-#[derive(Debug, Clone, Copy)]
-struct Input<'w> {
-    w: &'w str,
-    base: usize,
-    is_final: bool,
-}
-
-impl Input<'_> {
-    fn end(&self) -> usize {
-        self.base + self.w.len()
-    }
-
-    fn bytes(&self) -> &[u8] {
-        self.w.as_bytes()
-    }
-}
-
-/// What a handler tells the dispatcher.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Flow {
-    Again,
-    Stop,
-}
 
 /// The grammar's state; each variant holds what it needs.
 #[derive(Debug, Default)]
@@ -139,43 +115,6 @@ struct Call {
     args: Vec<RawArgument>,
     /// Where each argument name is in `args`.
     by_name: HashMap<String, usize>,
-}
-
-/// Where a needle occurs next in the input, as far as it has been scanned: kept between calls
-/// so that a value's bytes are scanned once however often the scan is asked.
-#[derive(Debug, Clone, Copy, Default)]
-struct Ahead {
-    /// The absolute offset of the next occurrence found.
-    at: Option<usize>,
-    /// No occurrence starts before this absolute offset (beyond `at`'s, if any).
-    scanned: usize,
-}
-
-impl Ahead {
-    /// The next occurrence at or after absolute offset `from` in the window.
-    fn next(
-        &mut self,
-        finder: &memmem::Finder<'static>,
-        inp: Input<'_>,
-        from: usize,
-    ) -> Option<usize> {
-        if let Some(at) = self.at.filter(|&at| at >= from) {
-            return Some(at);
-        }
-        let start = from.max(self.scanned);
-        let found = finder
-            .find(&inp.bytes()[start - inp.base..])
-            .map(|i| start + i);
-        self.at = found;
-        if found.is_none() {
-            // A needle may straddle the window's end: rescan its first bytes next time.
-            self.scanned = inp
-                .end()
-                .saturating_sub(finder.needle().len() - 1)
-                .max(start);
-        }
-        found
-    }
 }
 
 /// The needles of the value scan, built once.

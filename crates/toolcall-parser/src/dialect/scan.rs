@@ -1,5 +1,5 @@
-//! What the raw-text dialects below share (GLM, the invoke family, Kimi-K3): the window being
-//! read, what a handler tells its dispatcher, `memmem` scans that remember their answers, probes
+//! What the raw-text dialects share (Qwen3-Coder and Seed-OSS, GLM, the invoke family,
+//! Kimi-K3): the window being read, what a handler tells its dispatcher, `memmem` scans that remember their answers, probes
 //! for markers in prose, and the value being read (its text, its layout newlines, its deltas).
 //!
 //! Each piece is small and has no opinion on any format; the grammars decide what the bytes mean.
@@ -71,7 +71,9 @@ impl Ahead {
             return Some(at);
         }
         let start = from.max(self.scanned);
-        let found = finder.find(inp.from(start)).map(|i| start + i);
+        let hay = inp.from(start);
+        let found = finder.find(hay).map(|i| start + i);
+        crate::work::add(found.map_or(hay.len(), |at| at - start));
         self.at = found;
         if found.is_none() {
             // A needle may straddle the window's end: rescan its first bytes next time.
