@@ -48,16 +48,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(&tool_name) = u.choose(&["t", "write_to_file", "a.b-c", "_9", "X"]) else {
         return;
     };
-    let call = ToolCall {
-        server_name: "local".into(),
-        tool_name: tool_name.into(),
-        arguments,
-        repairs: vec![],
-        encodings: vec![],
-        legacy_json: false,
-        span: 0..0,
-        fenced: false,
-    };
+    let call = ToolCall::new("local", tool_name, arguments);
     let xml = match call.to_xml() {
         Ok(xml) => {
             assert!(names_ok(&call.arguments), "to_xml wrote a bad name:\n{xml}");

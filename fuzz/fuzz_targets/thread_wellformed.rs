@@ -83,6 +83,7 @@ fn text_body(e: &AgentEvent) -> Option<&str> {
         AgentEvent::Completion { result, .. } => Some(result),
         AgentEvent::Summary { summary, .. } => Some(summary),
         AgentEvent::ToolCall { .. } | AgentEvent::ToolResult { .. } => None,
+        other => unreachable!("the generator makes no other event: {other:?}"),
     }
 }
 

@@ -51,6 +51,7 @@ pub fn events_from_json(json: &str) -> Result<Vec<AgentEvent>, serde_json::Error
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Role {
     /// The person driving the agent; written as `type="human"`.
     User,
@@ -78,6 +79,7 @@ pub enum Role {
     rename_all = "snake_case",
     rename_all_fields = "camelCase"
 )]
+#[non_exhaustive]
 pub enum AgentEvent {
     /// A message from the user, the model or the system.
     Message {

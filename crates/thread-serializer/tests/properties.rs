@@ -262,6 +262,7 @@ fn body(e: &AgentEvent) -> Body<'_> {
         AgentEvent::ToolCall { args: v, .. } | AgentEvent::ToolResult { result: v, .. } => {
             Body::Json(v)
         }
+        other => unreachable!("the generator makes no other event: {other:?}"),
     }
 }
 

@@ -7,6 +7,7 @@ use xml_fallback::Position;
 
 /// One tool call found in a model's text.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct ToolCall {
     /// The server that routes the call (docs/FORMAT.md §1.2); `local` when the call names none.
     pub server_name: String,
@@ -30,6 +31,39 @@ pub struct ToolCall {
 }
 
 impl ToolCall {
+    /// A call made in code rather than parsed (to write with [`ToolCall::to_xml`], or to hand
+    /// on): no repairs, no encodings, an empty span, not fenced. An empty server name is
+    /// `local`, as when none is written.
+    ///
+    /// ```
+    /// use toolcall_parser::{Map, ToolCall, Value};
+    /// let mut args = Map::new();
+    /// args.insert("path".into(), Value::String("a.rs".into()));
+    /// let call = ToolCall::new("", "read_file", args);
+    /// assert_eq!(call.server_name, "local");
+    /// assert!(call.to_xml().unwrap().contains("<path>a.rs</path>"));
+    /// ```
+    pub fn new(
+        server_name: impl Into<String>,
+        tool_name: impl Into<String>,
+        arguments: Map,
+    ) -> Self {
+        let mut server_name = server_name.into();
+        if server_name.trim().is_empty() {
+            server_name = crate::schema::DEFAULT_SERVER_NAME.to_owned();
+        }
+        ToolCall {
+            server_name,
+            tool_name: tool_name.into(),
+            arguments,
+            repairs: Vec::new(),
+            encodings: Vec::new(),
+            legacy_json: false,
+            span: 0..0,
+            fenced: false,
+        }
+    }
+
     /// The arguments decoded into `T` (a struct deriving `Deserialize`), as serde_json's
     /// `from_value` would: a missing optional field is `None`, an unknown field is ignored unless
     /// `T` denies them.
@@ -76,6 +110,7 @@ pub const MAX_REPAIR_POSITIONS: usize = 8;
 /// assert_eq!(repair.positions.len(), 4);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Repair {
     /// What was repaired.
     pub kind: RepairKind,
@@ -180,11 +215,28 @@ impl RepairKind {
 
 /// How one top-level argument was written, for monitoring a model's habits (FORMAT.md §3).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct ArgumentEncoding {
     /// The argument's name.
     pub argument: String,
     /// How its text was written.
     pub encoding: Encoding,
+}
+
+impl ArgumentEncoding {
+    /// How the argument `argument` was written.
+    ///
+    /// ```
+    /// use toolcall_parser::{ArgumentEncoding, Encoding};
+    /// let e = ArgumentEncoding::new("path", Encoding::Json);
+    /// assert_eq!((e.argument.as_str(), e.encoding), ("path", Encoding::Json));
+    /// ```
+    pub fn new(argument: impl Into<String>, encoding: Encoding) -> Self {
+        ArgumentEncoding {
+            argument: argument.into(),
+            encoding,
+        }
+    }
 }
 
 /// How an argument's text was written.

@@ -68,6 +68,7 @@ impl ErrorKind {
 /// assert!(e.feedback().contains("line 1, column 46"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct ParseError {
     /// What kind of error.
     pub kind: ErrorKind,

@@ -116,17 +116,19 @@ fn to_xml_refuses_a_member_named_tool() {
     assert_eq!((e.path.as_str(), e.name.as_str()), ("a[1].tool", "tool"));
     let mut args = Map::new();
     args.insert("tool".into(), Value::Int(1));
-    let call = toolcall_parser::ToolCall {
-        arguments: args,
-        ..call
+    let call = {
+        let mut c = call.clone();
+        c.arguments = args;
+        c
     };
     assert_eq!(call.to_xml().unwrap_err().path, "tool");
     // Names that merely begin with `tool` are fine.
     let mut args = Map::new();
     args.insert("toolbox".into(), Value::Int(1));
-    let call = toolcall_parser::ToolCall {
-        arguments: args.clone(),
-        ..call
+    let call = {
+        let mut c = call.clone();
+        c.arguments = args.clone();
+        c
     };
     let back = toolcall_parser::parse(&call.to_xml().unwrap());
     assert_eq!(back.calls()[0].arguments, args);

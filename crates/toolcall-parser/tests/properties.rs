@@ -146,16 +146,7 @@ proptest! {
     #[test]
     fn to_xml_round_trips(args in prop::collection::vec((name(), value()), 0..5)) {
         let args: Map = args.into_iter().collect();
-        let call = toolcall_parser::ToolCall {
-            server_name: "local".into(),
-            tool_name: "t".into(),
-            arguments: args.clone(),
-            repairs: vec![],
-            encodings: vec![],
-            legacy_json: false,
-            span: 0..0,
-            fenced: false,
-        };
+        let call = toolcall_parser::ToolCall::new("local", "t", args.clone());
         let xml = call.to_xml().unwrap();
         let r = parse(&xml);
         prop_assert!(r.errors().is_empty(), "{:?}\n{}", r.errors(), xml);

@@ -73,6 +73,7 @@ impl std::error::Error for XmlError {}
 /// assert!(matches!(err, xml_fallback::Error::Decode(_)));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Error {
     /// Parsing failed, even after the ampersand repair.
     Xml(XmlError),

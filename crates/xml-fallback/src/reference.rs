@@ -8,7 +8,8 @@
 //! The matcher is incremental ([`ReferenceMatcher`]) because a streaming parser may see a
 //! reference split across chunks (`&am` | `p;`); [`match_reference`] is the one-shot form.
 
-/// What the bytes after an `&` turned out to be.
+/// What the bytes after an `&` turned out to be. Exhaustive by design: a reference is valid,
+/// bare or not yet decided, nothing else.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RefMatch {
     /// A syntactically valid reference of `len` bytes (counting the `&` and the `;`).
@@ -146,7 +147,7 @@ pub fn starts_valid_reference(s: &str) -> bool {
     matches!(match_reference(s.as_bytes()), RefMatch::Valid { .. })
 }
 
-/// One step of the incremental matcher.
+/// One step of the incremental matcher. Exhaustive by design, as [`RefMatch`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
     /// Still possibly a reference: feed the next byte.

@@ -38,6 +38,10 @@ pub struct Attribute {
 }
 
 /// A child of an [`Element`].
+///
+/// Exhaustive by design (not `#[non_exhaustive]`): these are the kinds of content the tree
+/// keeps (comments and processing instructions are dropped), and a reader of the tree must
+/// handle each.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Node {
     /// A child element.

@@ -89,27 +89,13 @@ pub fn call_from_parts(
     tool_name: impl Into<String>,
     arguments: Map,
 ) -> ToolCall {
-    let mut server_name = server_name.into();
-    if server_name.trim().is_empty() {
-        server_name = toolcall_prompt::DEFAULT_SERVER_NAME.to_owned();
-    }
     let encodings = arguments
         .keys()
-        .map(|name| ArgumentEncoding {
-            argument: name.clone(),
-            encoding: Encoding::Json,
-        })
+        .map(|name| ArgumentEncoding::new(name.clone(), Encoding::Json))
         .collect();
-    ToolCall {
-        server_name,
-        tool_name: tool_name.into(),
-        arguments,
-        repairs: Vec::new(),
-        encodings,
-        legacy_json: false,
-        span: 0..0,
-        fenced: false,
-    }
+    let mut call = ToolCall::new(server_name, tool_name, arguments);
+    call.encodings = encodings;
+    call
 }
 
 /// The JSON type of a value, for error messages.
