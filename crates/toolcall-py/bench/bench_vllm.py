@@ -436,9 +436,14 @@ def report(rows: List[dict[str, Any]]) -> None:
             continue
         per = [(x["ours"] - x["floor"]) / x["kib"] for x in (small, r)]
         per_in = [(x["ours_in"] - x["floor_in"]) / x["kib"] for x in (small, r)]
-        verdict = "met" if per[1] <= 1.5 * per[0] else "MISSED"
+        if min(per) <= 0:
+            # Below the floor: the difference is within the floor's run-to-run spread.
+            verdict, ratio = "undecided: own work within the floor's noise", "–"
+        else:
+            verdict = "met" if per[1] <= 1.5 * per[0] else "MISSED"
+            ratio = f"{per[1] / per[0]:.2f}x"
         print(f"- own work per byte, 128 KiB vs 4 KiB, {dialect} {step}-token: "
-              f"{per[1] / per[0]:.2f}x ({verdict}); in-call: {per_in[1] / per_in[0]:.2f}x")
+              f"{ratio} ({verdict}); in-call: {per_in[1] / per_in[0]:.2f}x")
     print(f"- ours correct (argument deltas concatenate to the final arguments JSON, content "
           f"equals the input) in every run: {'yes' if all(r['ok'] for r in rows) else 'NO'}")
     checked = [r for r in rows if r["theirs_ok"] is not None]
