@@ -85,10 +85,13 @@ USAGE:
       process, on the same write_file calls; installs both into target/python-bench-venv.
   cargo xtask bench --vllm [--sizes 4,16,32,128] [--vllm-sizes 4,16,32] [--deltas 1,4]
                            [--dialects qwen3-coder,glm,minimax-m2] [--repeat 3] [--limit 60]
+                           [--without-driver-only]
       The vLLM plugin beside vLLM's own parser of the same dialect and a parser that returns
       None (the driver's floor), each driven as vLLM's serving layer drives a tool parser, on
-      one write_file call of N KiB; in target/vllm-venv (as `cargo xtask vllm`). A run of
-      vLLM's parser past --limit seconds is stopped. About 15 minutes on 2 shared cores.
+      one write_file call of N KiB; in target/vllm-venv (as `cargo xtask vllm`). CPU seconds; a
+      run of vLLM's parser past --limit CPU seconds is stopped. About 30 minutes on 2 busy
+      shared cores. --without-driver-only: only the plugin's per-delta cost without the
+      driver's copies (about 1.5 minutes).
 
   cargo xtask vllm
       The vLLM plugin (toolcall.vllm) tested inside the real vllm==0.32.0, installed once into

@@ -33,8 +33,14 @@ as such; larger sizes of it are then not run. Our plugin's output is checked: it
 deltas concatenate to the arguments JSON of the one-shot `extract_tool_calls`, and that JSON's
 `content` is the input's code.
 
+At the end, ours and the floors are timed again per delta without the driver's copies (the
+accumulated arguments passed empty: no parser here reads them), at the smallest and the largest
+size: whether the plugin's own work per delta stays flat, which the subtraction cannot show at
+128 KiB, where the driver's copying dwarfs it (`--without-driver-only`: that part alone).
+
     python bench_vllm.py [--sizes 4,16,32,128] [--vllm-sizes 4,16,32] [--deltas 1,4]
                          [--dialects qwen3-coder,glm,minimax-m2] [--repeat 3] [--limit 60]
+                         [--quick] [--without-driver-only]
 """
 
 from __future__ import annotations
@@ -228,6 +234,68 @@ def drive(tok: Any, cls: Any, deltas: Sequence[tuple[str, List[int]]], limit: fl
     return Run(seconds, wall, in_call, stream, 1.0)
 
 
+def deltas_of(tok: Any, text: str, step: int) -> List[tuple[str, List[int]]]:
+    ids = tok.encode(text, add_special_tokens=False)
+    deltas = [
+        (tok.decode(ids[i : i + step], skip_special_tokens=False), ids[i : i + step])
+        for i in range(0, len(ids), step)
+    ]
+    assert "".join(d for d, _ in deltas) == text, "the tokenizer does not round-trip"
+    return deltas
+
+
+def alone(tok: Any, cls: Any, deltas: Sequence[tuple[str, List[int]]], repeat: int) -> float:
+    """CPU seconds per delta of the parser's calls alone: the same deltas and request, no text
+    or id lists built (`previous_text` and the rest passed empty; no parser here reads them)."""
+    best = float("inf")
+    for _ in range(repeat):
+        req = request()
+        parser = cls(tok, req.tools)
+        if hasattr(parser, "skip_reasoning_parsing"):
+            parser.skip_reasoning_parsing = True
+        req = parser.adjust_request(req)
+        call = parser.extract_tool_calls_streaming
+        gc.collect()
+        start = time.thread_time()
+        for delta_text, delta_token_ids in deltas:
+            call("", delta_text, delta_text, [], delta_token_ids, delta_token_ids, req)
+        finish = getattr(parser, "finish_streaming", None)
+        if finish is not None:
+            finish()
+        parser.get_remaining_unstreamed_args()
+        best = min(best, time.thread_time() - start)
+    return best / len(deltas)
+
+
+def without_driver(dialects: List[str], steps: List[int], sizes: List[int], repeat: int) -> None:
+    """Ours and the floors per delta without the driver's copies, at the smallest and largest
+    size: whether the parser's own work per delta stays flat."""
+    print()
+    print("Without the driver's copies (CPU per delta, best of "
+          f"{repeat}; vLLM's parsers not run here):")
+    print()
+    print("| dialect | delta (tokens) | KiB | floor | message floor | ours |")
+    print("|---|---|---|---|---|---|")
+    ends = sorted({min(sizes), max(sizes)})
+    for dialect in dialects:
+        _, markers, call_of = DIALECTS[dialect]
+        tok = tokenizer_for(markers)
+        ours_cls = ToolParserManager.get_tool_parser(f"toolcall-{dialect}")
+        for step in steps:
+            per: List[float] = []
+            for kib in ends:
+                deltas = deltas_of(tok, call_of(code_without_final_newline(kib << 10)), step)
+                floor, msg, ours = (alone(tok, c, deltas, repeat) for c in
+                                    (FloorToolParser, MessageFloorToolParser, ours_cls))
+                per.append(ours - floor)
+                print(f"| {dialect} | {step} | {kib} | {floor * 1e6:.2f} µs | {msg * 1e6:.2f} µs "
+                      f"| {ours * 1e6:.2f} µs |", flush=True)
+            if len(per) == 2 and per[0] > 0:
+                verdict = "met" if per[1] <= 1.5 * per[0] else "MISSED"
+                print(f"|  | {step} | per delta, {ends[1]} ÷ {ends[0]} KiB (ours less the floor) "
+                      f"| | | {per[1] / per[0]:.2f}× ({verdict}) |")
+
+
 def content_of(arguments: str) -> Optional[str]:
     try:
         return json.loads(arguments).get("content")
@@ -274,6 +342,8 @@ def main() -> int:
     ap.add_argument("--limit", type=float, default=60.0,
                     help="CPU seconds after which a run of vLLM's parser is stopped")
     ap.add_argument("--quick", action="store_true", help="4 KiB, 4-token deltas, one run")
+    ap.add_argument("--without-driver-only", action="store_true",
+                    help="only the per-delta figures without the driver's copies")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     vllm_sizes = {int(s) for s in args.vllm_sizes.split(",")}
@@ -291,6 +361,9 @@ def main() -> int:
     ).stdout.strip()
     ToolParserManager.import_tool_parser(path)
     print(f"vLLM {vllm.__version__}; {machine()}")
+    if args.without_driver_only:
+        without_driver(dialects, steps, sizes, repeat)
+        return 0
 
     rows: List[dict[str, Any]] = []
     for dialect in dialects:
@@ -303,12 +376,7 @@ def main() -> int:
             for kib in sizes:
                 code = code_without_final_newline(kib << 10)
                 text = call_of(code)
-                ids = tok.encode(text, add_special_tokens=False)
-                deltas = [
-                    (tok.decode(ids[i : i + step], skip_special_tokens=False), ids[i : i + step])
-                    for i in range(0, len(ids), step)
-                ]
-                assert "".join(d for d, _ in deltas) == text, "the tokenizer does not round-trip"
+                deltas = deltas_of(tok, text, step)
                 row: dict[str, Any] = {"dialect": dialect, "step": step, "kib": kib,
                                        "deltas": len(deltas)}
 
@@ -366,6 +434,7 @@ def main() -> int:
                 )
 
     report(rows)
+    without_driver(dialects, steps, sizes, repeat)
     return 0 if all(r["ok"] for r in rows) else 1
 
 
