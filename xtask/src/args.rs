@@ -83,6 +83,15 @@ USAGE:
   cargo xtask bench --python
       The Python package beside SGLang's Qwen3-Coder detector (llm-router-utils 0.8.1), in one
       process, on the same write_file calls; installs both into target/python-bench-venv.
+  cargo xtask bench --vllm [--sizes 4,16,32,128] [--vllm-sizes 4,16,32] [--deltas 1,4]
+                           [--dialects qwen3-coder,glm,minimax-m2] [--repeat 3] [--limit 60]
+                           [--without-driver-only]
+      The vLLM plugin beside vLLM's own parser of the same dialect and a parser that returns
+      None (the driver's floor), each driven as vLLM's serving layer drives a tool parser, on
+      one write_file call of N KiB; in target/vllm-venv (as `cargo xtask vllm`). CPU seconds; a
+      run of vLLM's parser past --limit CPU seconds is stopped. About 30 minutes on 2 busy
+      shared cores. --without-driver-only: only the plugin's per-delta cost without the
+      driver's copies (about 1.5 minutes).
 
   cargo xtask vllm
       The vLLM plugin (toolcall.vllm) tested inside the real vllm==0.32.0, installed once into
@@ -223,6 +232,8 @@ mod tests {
             "--list",
             "bench",
             "--smoke",
+            "--python",
+            "--vllm",
             "help",
             "--help",
             "-h",
@@ -301,6 +312,16 @@ mod tests {
     fn fuzz_list_alone() {
         assert_eq!(parse_str("fuzz --list").unwrap(), Task::Fuzz(Fuzz::List));
         assert!(parse_str("fuzz --list parse_mixed").is_err());
+    }
+
+    #[test]
+    fn bench_vllm_passes_its_arguments_on() {
+        assert_eq!(
+            parse_str("bench --vllm --sizes 4,16").unwrap(),
+            Task::Bench {
+                args: vec!["--vllm".into(), "--sizes".into(), "4,16".into()]
+            }
+        );
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! the `memory` bench (a counting allocator, one process per case) for the peak-memory figures.
 //! `cargo xtask bench SECTION…` runs some sections only (`one_call`, `repair`, `streaming`,
 //! `small_calls`, `schema`, `thread`, `prompt`, `memory`); `--smoke` runs each benchmark once
-//! on small input, checking every result, as `cargo xtask ci` does.
+//! on small input, checking every result, as `cargo xtask ci` does. `--python` and `--vllm` run
+//! the Python package's benchmarks instead (`crate::python`).
 
 use crate::shell::{Shell, cargo, root};
 use anyhow::Result;
@@ -47,6 +48,10 @@ pub(crate) fn run(args: &[String]) -> Result<bool> {
     if args.iter().any(|a| a == "--python") {
         let rest: Vec<String> = args.iter().filter(|a| *a != "--python").cloned().collect();
         return crate::python::bench(&rest);
+    }
+    if args.iter().any(|a| a == "--vllm") {
+        let rest: Vec<String> = args.iter().filter(|a| *a != "--vllm").cloned().collect();
+        return crate::python::bench_vllm(&rest);
     }
     Shell::terminal().run(
         cargo()

@@ -6,6 +6,7 @@
 //!   long, in parallel, and records a summary in `fuzz/SOAK.md`.
 //! - `cargo xtask bench [--smoke]`: runs the benchmark harness and prints its table.
 //! - `cargo xtask bench --python`: the Python package beside SGLang's Qwen3-Coder detector.
+//! - `cargo xtask bench --vllm`: the vLLM plugin beside vLLM's own parsers, in vLLM.
 //! - `cargo xtask vllm`: the vLLM plugin's tests against vllm==0.32.0 (not part of `ci`).
 //!
 //! `cargo xtask --help` prints every task and flag ([`args::USAGE`]).

@@ -1,4 +1,4 @@
-//! The Python package (`crates/toolcall-py`): its CI step and its benchmark.
+//! The Python package (`crates/toolcall-py`): its CI step, its benchmarks and its vLLM tests.
 //!
 //! The crate is outside the Cargo workspace (PyO3 stays out of workspace builds), so its step
 //! checks it whole: fmt and clippy on its manifest, then the package built by maturin into a
@@ -94,6 +94,23 @@ pub(crate) fn bench(args: &[String]) -> Result<bool> {
                     .join("bench")
                     .join("bench_qwen3_coder.py"),
             )
+            .args(args)
+            .current_dir(root()),
+    )
+}
+
+/// `cargo xtask bench --vllm`: the vLLM plugin beside vLLM's own parsers and the driver's
+/// floor, driven as vLLM's serving layer drives a tool parser, in `target/vllm-venv` (the
+/// environment of `cargo xtask vllm`).
+pub(crate) fn bench_vllm(args: &[String]) -> Result<bool> {
+    let sh = &mut Shell::terminal();
+    let venv = venv(sh, "vllm-venv", VLLM_REQUIREMENTS)?;
+    if !develop(sh, &venv)? {
+        return Ok(false);
+    }
+    sh.run(
+        Command::new(bin(&venv, "python"))
+            .arg(root().join(CRATE).join("bench").join("bench_vllm.py"))
             .args(args)
             .current_dir(root()),
     )

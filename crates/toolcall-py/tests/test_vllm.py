@@ -402,6 +402,33 @@ def test_arguments_stream_before_the_call_completes(plugin: str) -> None:
     assert "".join(out.args[0]).startswith('{"path":"src/a.rs","content":"fn main() {')
 
 
+def test_messages_as_the_serving_layer_sends_them(plugin: str) -> None:
+    """Each DeltaMessage as chat completion streaming serializes it
+    (`model_dump_json(exclude_unset=True)`): the call's first entry carries its id, type and
+    name; every later entry only its index and an arguments fragment."""
+    text = "On it.\n" + CALLS["qwen3-coder"][1]
+    tok = tokenizer_for([text])
+    req = request()
+    parser = ToolParserManager.get_tool_parser("toolcall-qwen3-coder")(tok, req.tools)
+    sent = []
+    for i in range(0, len(text), 3):
+        m = parser.extract_tool_calls_streaming("", "", text[i : i + 3], [], [], [], req)
+        if m is not None:
+            sent.append(json.loads(m.model_dump_json(exclude_unset=True)))
+    m = parser.finish_streaming()
+    if m is not None:
+        sent.append(json.loads(m.model_dump_json(exclude_unset=True)))
+    entries = [tc for m in sent for tc in m.get("tool_calls", [])]
+    first, rest = entries[0], entries[1:]
+    assert first["id"].startswith("chatcmpl-tool-") and first["type"] == "function"
+    assert first["index"] == 0 and first["function"]["name"] == "read_file"
+    assert rest and all(set(tc) == {"index", "function"} and set(tc["function"]) == {"arguments"}
+                        for tc in rest)
+    arguments = "".join(tc["function"].get("arguments", "") for tc in entries)
+    assert arguments == compact(EXPECTED[1][1])
+    assert "".join(m["content"] for m in sent if m.get("content")) == "On it.\n"
+
+
 def test_work_per_delta_is_proportional_to_the_delta(mode: str) -> None:
     """A 256 KiB write_file call in 4-character deltas costs about 4x a 64 KiB one: the
     parser is fed each delta, never the text so far."""
