@@ -5,7 +5,9 @@
 //! the `memory` bench (a counting allocator, one process per case) for the peak-memory figures.
 //! `cargo xtask bench SECTION…` runs some sections only (`one_call`, `repair`, `streaming`,
 //! `small_calls`, `schema`, `thread`, `prompt`, `memory`); `--smoke` runs each benchmark once
-//! on small input, checking every result, as `cargo xtask ci` does.
+//! on small input, checking every result, as `cargo xtask ci` does. `--python` and `--peers`
+//! run the benchmarks beside other parsers (Python's, in `python.rs`; Rust's, in `peers.rs`),
+//! which `cargo xtask ci` never runs.
 
 use crate::shell::{Shell, cargo, root};
 use anyhow::Result;
@@ -47,6 +49,10 @@ pub(crate) fn run(args: &[String]) -> Result<bool> {
     if args.iter().any(|a| a == "--python") {
         let rest: Vec<String> = args.iter().filter(|a| *a != "--python").cloned().collect();
         return crate::python::bench(&rest);
+    }
+    if args.iter().any(|a| a == "--peers") {
+        let rest: Vec<String> = args.iter().filter(|a| *a != "--peers").cloned().collect();
+        return crate::peers::run(&rest);
     }
     Shell::terminal().run(
         cargo()

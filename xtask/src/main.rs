@@ -6,6 +6,8 @@
 //!   long, in parallel, and records a summary in `fuzz/SOAK.md`.
 //! - `cargo xtask bench [--smoke]`: runs the benchmark harness and prints its table.
 //! - `cargo xtask bench --python`: the Python package beside SGLang's Qwen3-Coder detector.
+//! - `cargo xtask bench --peers`: toolcall beside the other Rust tool-call parsers (vLLM's,
+//!   NVIDIA Dynamo's, smg's), built outside the workspace (not part of `ci`).
 //! - `cargo xtask vllm`: the vLLM plugin's tests against vllm==0.32.0 (not part of `ci`).
 //!
 //! `cargo xtask --help` prints every task and flag ([`args::USAGE`]).
@@ -17,6 +19,7 @@ mod bench;
 mod ci;
 mod fuzz;
 mod libfuzzer;
+mod peers;
 mod python;
 mod shell;
 mod soak;
