@@ -318,8 +318,13 @@ fn show(cell: &Cell, bytes: usize, notes: &mut Vec<String>, who: &str, case: &st
             predicted,
             exponent,
         } => {
+            let growth = if *exponent > 1.0 {
+                format!("time grew as size^{exponent:.2} up to there")
+            } else {
+                "even linear growth from there".to_string()
+            };
             notes.push(format!(
-                "{who}, {case}: not run; at {} it took {secs:.2} s ({} MB/s), time grew as size^{exponent:.2}, so this size would take ≈ {predicted:.0} s",
+                "{who}, {case}: not run; at {} it took {secs:.2} s ({} MB/s); {growth}, so this size would take ≈ {predicted:.0} s",
                 size_label(*size),
                 fmt_mbps(mbps(*size, *secs))
             ));
