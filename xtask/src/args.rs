@@ -87,7 +87,8 @@ USAGE:
       toolcall beside vLLM 0.32.0's Rust parser, dynamo-parsers-v2 0.9.6, dynamo-parsers
       11.0.1 and tool-parser 1.10.0 (smg) on the same inputs (Qwen3-Coder, GLM, MiniMax-M2;
       whole and in 16-, 4-, 1-byte chunks), MB/s and byte-for-byte checks, as Markdown tables
-      (about 15 minutes). benches/peers is built outside the workspace, into its own target/;
+      (about 10 minutes once built; the first build takes ~45 minutes on 2 shared cores).
+      benches/peers is built outside the workspace, into its own target/;
       vLLM's source distribution is fetched once into benches/peers/vendor (git-ignored).
       --smoke: small inputs, one run each. Not part of ci.
 
