@@ -83,6 +83,7 @@ USAGE:
   cargo xtask bench --python
       The Python package beside SGLang's Qwen3-Coder detector (llm-router-utils 0.8.1), in one
       process, on the same write_file calls; installs both into target/python-bench-venv.
+<<<<<<< HEAD
   cargo xtask bench --vllm [--sizes 4,16,32,128] [--vllm-sizes 4,16,32] [--deltas 1,4]
                            [--dialects qwen3-coder,glm,minimax-m2] [--repeat 3] [--limit 60]
                            [--without-driver-only]
@@ -92,6 +93,16 @@ USAGE:
       run of vLLM's parser past --limit CPU seconds is stopped. About 30 minutes on 2 busy
       shared cores. --without-driver-only: only the plugin's per-delta cost without the
       driver's copies (about 1.5 minutes).
+=======
+  cargo xtask bench --peers [--smoke]
+      toolcall beside vLLM 0.32.0's Rust parser, dynamo-parsers-v2 0.9.6, dynamo-parsers
+      11.0.1 and tool-parser 1.10.0 (smg) on the same inputs (Qwen3-Coder, GLM, MiniMax-M2;
+      whole and in 16-, 4-, 1-byte chunks), MB/s and byte-for-byte checks, as Markdown tables
+      (about 10 minutes once built; the first build takes ~45 minutes on 2 shared cores).
+      benches/peers is built outside the workspace, into its own target/;
+      vLLM's source distribution is fetched once into benches/peers/vendor (git-ignored).
+      --smoke: small inputs, one run each. Not part of ci.
+>>>>>>> peers
 
   cargo xtask vllm
       The vLLM plugin (toolcall.vllm) tested inside the real vllm==0.32.0, installed once into
@@ -330,6 +341,16 @@ mod tests {
             parse_str("bench --smoke streaming").unwrap(),
             Task::Bench {
                 args: vec!["--smoke".into(), "streaming".into()]
+            }
+        );
+    }
+
+    #[test]
+    fn bench_peers_passes_its_arguments_on() {
+        assert_eq!(
+            parse_str("bench --peers --smoke").unwrap(),
+            Task::Bench {
+                args: vec!["--peers".into(), "--smoke".into()]
             }
         );
     }

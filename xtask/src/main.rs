@@ -7,6 +7,8 @@
 //! - `cargo xtask bench [--smoke]`: runs the benchmark harness and prints its table.
 //! - `cargo xtask bench --python`: the Python package beside SGLang's Qwen3-Coder detector.
 //! - `cargo xtask bench --vllm`: the vLLM plugin beside vLLM's own parsers, in vLLM.
+//! - `cargo xtask bench --peers`: toolcall beside the other Rust tool-call parsers (vLLM's,
+//!   NVIDIA Dynamo's, smg's), built outside the workspace (not part of `ci`).
 //! - `cargo xtask vllm`: the vLLM plugin's tests against vllm==0.32.0 (not part of `ci`).
 //!
 //! `cargo xtask --help` prints every task and flag ([`args::USAGE`]).
@@ -18,6 +20,7 @@ mod bench;
 mod ci;
 mod fuzz;
 mod libfuzzer;
+mod peers;
 mod python;
 mod shell;
 mod soak;
