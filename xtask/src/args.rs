@@ -83,7 +83,6 @@ USAGE:
   cargo xtask bench --python
       The Python package beside SGLang's Qwen3-Coder detector (llm-router-utils 0.8.1), in one
       process, on the same write_file calls; installs both into target/python-bench-venv.
-<<<<<<< HEAD
   cargo xtask bench --vllm [--sizes 4,16,32,128] [--vllm-sizes 4,16,32] [--deltas 1,4]
                            [--dialects qwen3-coder,glm,minimax-m2] [--repeat 3] [--limit 60]
                            [--without-driver-only]
@@ -93,7 +92,6 @@ USAGE:
       run of vLLM's parser past --limit CPU seconds is stopped. About 30 minutes on 2 busy
       shared cores. --without-driver-only: only the plugin's per-delta cost without the
       driver's copies (about 1.5 minutes).
-=======
   cargo xtask bench --peers [--smoke]
       toolcall beside vLLM 0.32.0's Rust parser, dynamo-parsers-v2 0.9.6, dynamo-parsers
       11.0.1 and tool-parser 1.10.0 (smg) on the same inputs (Qwen3-Coder, GLM, MiniMax-M2;
@@ -102,7 +100,6 @@ USAGE:
       benches/peers is built outside the workspace, into its own target/;
       vLLM's source distribution is fetched once into benches/peers/vendor (git-ignored).
       --smoke: small inputs, one run each. Not part of ci.
->>>>>>> peers
 
   cargo xtask vllm
       The vLLM plugin (toolcall.vllm) tested inside the real vllm==0.32.0, installed once into

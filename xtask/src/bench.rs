@@ -5,14 +5,9 @@
 //! the `memory` bench (a counting allocator, one process per case) for the peak-memory figures.
 //! `cargo xtask bench SECTION…` runs some sections only (`one_call`, `repair`, `streaming`,
 //! `small_calls`, `schema`, `thread`, `prompt`, `memory`); `--smoke` runs each benchmark once
-<<<<<<< HEAD
-//! on small input, checking every result, as `cargo xtask ci` does. `--python` and `--vllm` run
-//! the Python package's benchmarks instead (`crate::python`).
-=======
-//! on small input, checking every result, as `cargo xtask ci` does. `--python` and `--peers`
-//! run the benchmarks beside other parsers (Python's, in `python.rs`; Rust's, in `peers.rs`),
-//! which `cargo xtask ci` never runs.
->>>>>>> peers
+//! on small input, checking every result, as `cargo xtask ci` does. `--python`, `--vllm` and
+//! `--peers` run the benchmarks beside other parsers (Python's and vLLM's, in `python.rs`;
+//! Rust's, in `peers.rs`), which `cargo xtask ci` never runs.
 
 use crate::shell::{Shell, cargo, root};
 use anyhow::Result;
@@ -55,15 +50,13 @@ pub(crate) fn run(args: &[String]) -> Result<bool> {
         let rest: Vec<String> = args.iter().filter(|a| *a != "--python").cloned().collect();
         return crate::python::bench(&rest);
     }
-<<<<<<< HEAD
     if args.iter().any(|a| a == "--vllm") {
         let rest: Vec<String> = args.iter().filter(|a| *a != "--vllm").cloned().collect();
         return crate::python::bench_vllm(&rest);
-=======
+    }
     if args.iter().any(|a| a == "--peers") {
         let rest: Vec<String> = args.iter().filter(|a| *a != "--peers").cloned().collect();
         return crate::peers::run(&rest);
->>>>>>> peers
     }
     Shell::terminal().run(
         cargo()
