@@ -50,7 +50,10 @@ def dialect_of(case: dict[str, Any]) -> str:
 
 def options(file: str, case: dict[str, Any]) -> dict[str, Any]:
     opts: dict[str, Any] = {"dialect": dialect_of(case), "tools": case.get("tools")}
-    if file == "reasoning.jsonl":
+    # As dialect_fixtures.rs does: the reasoning cases, and any case that expects reasoning split
+    # off, are read as a server reads them, with the reasoning channel on (``reasoning_open`` when
+    # the prompt opened the block).
+    if file == "reasoning.jsonl" or case.get("expected_reasoning") is not None:
         opts["reasoning"] = True
         opts["reasoning_open"] = bool(case.get("reasoning_start_in_prompt"))
     return opts
@@ -71,7 +74,7 @@ def same(a: Any, b: Any) -> bool:
 
 def expectation_failure(file: str, case: dict[str, Any], r: toolcall.ParseResult) -> str | None:
     """Why the result misses the case's expectation, or None."""
-    if file == "reasoning.jsonl":
+    if file == "reasoning.jsonl" or case.get("expected_reasoning") is not None:
         want = case.get("expected_reasoning")
         if want is not None and r.reasoning != want:
             return f"reasoning: expected {want!r}, got {r.reasoning!r}"
