@@ -83,8 +83,8 @@ pub(crate) struct CallCore {
     pub(crate) delta_argument: Option<Arc<str>>,
     /// Top-level arguments in order: name, offset of the start tag, offset after it.
     argument_starts: Vec<(String, usize, usize)>,
-    /// The first start of each argument name, by name: lookups stay O(1) with many names.
-    first_start: HashMap<String, usize>,
+    /// The first start of each argument name: lookups stay O(1) with many names.
+    first_start: FirstStarts,
     /// The argument being read (its name's first start), between `argument_started` and
     /// `argument_ended`: repairs made meanwhile are counted under it.
     open_argument: Option<usize>,
@@ -104,11 +104,14 @@ impl CallCore {
 
     /// Records that a top-level argument `name` begins at `at` (its start tag ends at `end`).
     pub(crate) fn argument_started(&mut self, name: &str, at: usize, end: usize) {
-        name_probes(1);
-        let first = *self
-            .first_start
-            .entry(name.to_owned())
-            .or_insert(self.argument_starts.len());
+        let first = match self.first_start.get(&self.argument_starts, name) {
+            Some(i) => i,
+            None => {
+                let i = self.argument_starts.len();
+                self.first_start.insert(&self.argument_starts, name, i);
+                i
+            }
+        };
         self.argument_starts.push((name.to_owned(), at, end));
         self.argument_bytes = 0;
         self.open_argument = Some(first);
@@ -121,8 +124,7 @@ impl CallCore {
 
     /// Where the argument `name` first began: its start tag's offset and the offset after it.
     pub(crate) fn argument_start(&self, name: &str) -> Option<(usize, usize)> {
-        name_probes(1);
-        let &i = self.first_start.get(name)?;
+        let i = self.first_start.get(&self.argument_starts, name)?;
         let (_, at, end) = self.argument_starts[i];
         Some((at, end))
     }
@@ -134,8 +136,72 @@ impl CallCore {
 
     /// Whether an argument of this name was already begun.
     pub(crate) fn has_argument(&self, name: &str) -> bool {
-        name_probes(1);
-        self.first_start.contains_key(name)
+        self.first_start.get(&self.argument_starts, name).is_some()
+    }
+}
+
+/// Where each argument name first began, as an index into `CallCore::argument_starts`.
+///
+/// A call has a handful of arguments, and hashing each name (and owning it twice) cost more than
+/// the rest of reading it: up to [`FirstStarts::SMALL`] distinct names are kept as indexes and
+/// found by comparing at most that many names; past it, a map by name takes over, so a call of
+/// many names still costs O(1) per lookup (issue 14 item 4).
+#[derive(Debug)]
+enum FirstStarts {
+    /// The first `len` entries: indexes of the first start of each distinct name, in order
+    /// (kept inline: no allocation for a call of few arguments).
+    Few {
+        firsts: [usize; FirstStarts::SMALL],
+        len: usize,
+    },
+    Many(HashMap<String, usize>),
+}
+
+impl Default for FirstStarts {
+    fn default() -> Self {
+        FirstStarts::Few {
+            firsts: [0; FirstStarts::SMALL],
+            len: 0,
+        }
+    }
+}
+
+impl FirstStarts {
+    /// Distinct names found by comparison; one more turns the list into a map.
+    const SMALL: usize = 8;
+
+    fn get(&self, starts: &[(String, usize, usize)], name: &str) -> Option<usize> {
+        match self {
+            FirstStarts::Few { firsts, len } => {
+                let firsts = &firsts[..*len];
+                let found = firsts.iter().position(|&i| starts[i].0 == name);
+                name_probes(found.map_or(firsts.len(), |k| k + 1));
+                found.map(|k| firsts[k])
+            }
+            FirstStarts::Many(map) => {
+                name_probes(1);
+                map.get(name).copied()
+            }
+        }
+    }
+
+    /// Records `i` as the first start of `name`, which [`get`](Self::get) did not find.
+    fn insert(&mut self, starts: &[(String, usize, usize)], name: &str, i: usize) {
+        match self {
+            FirstStarts::Few { firsts, len } if *len < Self::SMALL => {
+                firsts[*len] = i;
+                *len += 1;
+            }
+            FirstStarts::Few { firsts, .. } => {
+                let mut map: HashMap<String, usize> =
+                    firsts.iter().map(|&k| (starts[k].0.clone(), k)).collect();
+                map.insert(name.to_owned(), i);
+                *self = FirstStarts::Many(map);
+            }
+            FirstStarts::Many(map) => {
+                map.insert(name.to_owned(), i);
+            }
+        }
     }
 }
 
@@ -375,8 +441,7 @@ impl Assembler {
         at: usize,
         name: &str,
     ) {
-        name_probes(1);
-        let argument = core.first_start.get(name).copied();
+        let argument = core.first_start.get(&core.argument_starts, name);
         self.record_repair(w, base, core, kind, at, argument);
     }
 
@@ -967,4 +1032,54 @@ fn trim_name(name: String) -> String {
 fn server_name(s: Option<String>) -> String {
     s.filter(|s| !s.is_empty())
         .unwrap_or_else(|| "local".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The name index is the same below, at and above the size where it turns into a map: each
+    /// name's first start is found, a repeated name keeps its first start, an unknown name is
+    /// absent, and no lookup examines more than `FirstStarts::SMALL` entries.
+    #[test]
+    fn first_starts_are_found_at_every_count_of_names() {
+        for n in [
+            0,
+            1,
+            FirstStarts::SMALL - 1,
+            FirstStarts::SMALL,
+            FirstStarts::SMALL + 1,
+            40,
+        ] {
+            let mut core = CallCore::new(0, 0, 6);
+            let name = |k: usize| format!("a{k}");
+            for k in 0..n {
+                core.argument_started(&name(k), 10 * k, 10 * k + 4);
+            }
+            // Repeats (an array argument) keep the first start.
+            for k in 0..n {
+                core.argument_started(&name(k), 1000 + k, 1004 + k);
+            }
+            for k in 0..n {
+                NAME_PROBES.with(|c| c.set(0));
+                assert_eq!(
+                    core.argument_start(&name(k)),
+                    Some((10 * k, 10 * k + 4)),
+                    "{n} names"
+                );
+                assert!(core.has_argument(&name(k)));
+                let probes = NAME_PROBES.with(std::cell::Cell::get);
+                assert!(
+                    probes <= 2 * FirstStarts::SMALL,
+                    "{probes} probes, {n} names"
+                );
+            }
+            assert_eq!(core.argument_start("absent"), None);
+            assert!(!core.has_argument("absent"));
+            assert_eq!(
+                core.last_argument_start(),
+                n.checked_sub(1).map(|k| 1000 + k)
+            );
+        }
+    }
 }

@@ -305,7 +305,7 @@ impl ToolXml {
         call: &mut CallState,
         at: usize,
     ) -> Option<Flow> {
-        let inside = call.top().element.name.clone();
+        let inside = call.top().name().to_owned();
         let msg = format!("text is not allowed directly inside <{inside}>; only elements are");
         Some(self.fail(w, base, call, ErrorKind::UnexpectedText, msg, at))
     }
@@ -385,7 +385,7 @@ impl ToolXml {
                 }
             },
             Role::ServerName | Role::ToolName => {
-                let parent = call.top().element.name.clone();
+                let parent = call.top().name().to_owned();
                 let msg = format!(
                     "<{parent}> holds text only, but <{}> opens inside it",
                     tag.name
@@ -452,7 +452,7 @@ impl ToolXml {
     ) -> Option<Flow> {
         let (at, n) = (span.start, span.len());
         let top = call.stack.last().expect("a call has its <tool> frame");
-        if top.element.name == name {
+        if top.name() == name {
             if top.role == Role::Value && top.is_leaf() && call.at_top_level_argument() {
                 // Rule 3: structural only if markup (or the end of input) follows.
                 self.mode = Mode::AfterLeafClose {
@@ -467,7 +467,7 @@ impl ToolXml {
         }
         // A close tag that does not match the open element.
         // The stack is at most `max_depth` deep: a bounded scan.
-        let target = call.stack.iter().rposition(|f| f.element.name == name);
+        let target = call.stack.iter().rposition(|f| f.name() == name);
         crate::assemble::name_probes(call.stack.len() - target.unwrap_or(0));
         if let Some(k) = target {
             let revertible = call.stack[k].role == Role::Value
@@ -499,7 +499,7 @@ impl ToolXml {
             self.append_text(w, base, call, &w[at - base..at + n - base], at, out)?;
             return None;
         }
-        let expected = top.element.name.clone();
+        let expected = top.name().to_owned();
         // The first offending byte: a close tag of no open element taken as text in the element
         // left open (its misspelt close, `</contnet>`), else this tag (docs/FORMAT.md §7).
         let (culprit, culprit_at) = match &top.stray_close {
@@ -545,8 +545,7 @@ impl ToolXml {
             Role::ServerName | Role::ToolName => {
                 // Names are trimmed, then must be valid (docs/FORMAT.md §3.4): anything else is an
                 // error, never a call. An empty name is no name (`local`, or `missing_tool_name`).
-                let value = xml_fallback::text::element_value(&frame.element);
-                let name = value.trim_matches(XML_BLANKS).to_owned();
+                let name = name_text(frame.element);
                 let tool = frame.role == Role::ToolName;
                 if !name.is_empty() && !is_valid_name(&name) {
                     let msg = invalid_name_message(&name, tool);
@@ -700,8 +699,6 @@ fn lexeme_delta<'a>(lexeme: &Lexeme<'a>, raw: &'a str) -> std::borrow::Cow<'a, s
 }
 
 /// XML's blanks, trimmed from names.
-const XML_BLANKS: [char; 4] = [' ', '\t', '\n', '\r'];
-
 /// Markup taken as text (a reverted element, a close tag followed by text): references decoded,
 /// CDATA unwrapped, line ends normalized, everything else kept as written. The lexer reads it,
 /// so the rules are the same as for any text.
@@ -721,4 +718,19 @@ pub(super) fn markup_as_text(raw: &str) -> String {
         pos += n;
     }
     out
+}
+
+/// The trimmed text of a `<server_name>` or `<tool_name>` element. Its one text node (the usual
+/// case) is moved out, and copied only when blanks must be trimmed.
+fn name_text(mut element: xml_fallback::tree::Element) -> String {
+    let value = match element.children.as_mut_slice() {
+        [Node::Text(t)] => std::mem::take(t),
+        _ => xml_fallback::text::element_value(&element).into_owned(),
+    };
+    let trimmed = xml_fallback::text::trim_xml(&value);
+    if trimmed.len() == value.len() {
+        value
+    } else {
+        trimmed.to_owned()
+    }
 }

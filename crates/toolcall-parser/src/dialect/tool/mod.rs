@@ -96,8 +96,13 @@ struct Frame {
 
 impl Frame {
     fn new(name: &str, role: Role, tag_start: usize, content_start: usize) -> Self {
+        // The structural elements' names are known by their role: not stored (see `name`).
+        let stored = match role {
+            Role::Tool | Role::ServerName | Role::ToolName => "",
+            Role::Arguments | Role::Value => name,
+        };
         Frame {
-            element: Element::new(name),
+            element: Element::new(stored),
             role,
             tag_start,
             content_start,
@@ -106,6 +111,16 @@ impl Frame {
             refs: false,
             cdata: false,
             stray_close: None,
+        }
+    }
+
+    /// The element's name.
+    fn name(&self) -> &str {
+        match self.role {
+            Role::Tool => TOOL,
+            Role::ServerName => "server_name",
+            Role::ToolName => "tool_name",
+            Role::Arguments | Role::Value => &self.element.name,
         }
     }
 
