@@ -120,7 +120,7 @@ impl StreamParser {
             self.buf.push_str(&chunk[keep - self.base..]);
             self.base = keep;
         } else {
-            self.buf.push_str(chunk);
+            append(&mut self.buf, chunk);
             let keep = self.grammar.run(&self.buf, self.base, false, out);
             self.grammar
                 .assembler()
@@ -283,4 +283,15 @@ pub fn chunks(text: &str, n: usize) -> impl Iterator<Item = &str> {
         rest = tail;
         Some(head)
     })
+}
+
+/// Appends `s` to `out`. A chunk of one byte (a streamed character) is pushed as a `char`: a
+/// `memcpy` call for one byte costs more than the rest of appending it.
+#[inline]
+pub(crate) fn append(out: &mut String, s: &str) {
+    match s.as_bytes() {
+        // One byte of UTF-8 is ASCII.
+        &[b] => out.push(char::from(b)),
+        _ => out.push_str(s),
+    }
 }

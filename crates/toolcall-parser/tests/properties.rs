@@ -414,3 +414,75 @@ proptest! {
         }
     }
 }
+
+/// The streaming fast path for plain text inside an argument (a chunk holding no markup is
+/// appended straight to the value) gives what the general path gives: for text and CDATA
+/// values, before and after references, with the argument and call limits set at every byte
+/// around the value's end (where the fast path must give way), in 1-, 2- and 5-byte chunks,
+/// with deltas on and off, the result is the one-shot result; where the call is read, its
+/// deltas concatenate to its value. The same for the input cut off inside the value (the
+/// call is unterminated, or over its limit, as the general path decides).
+#[test]
+fn plain_text_fast_path_equals_the_general_path() {
+    use toolcall_parser::{Limits, StreamEvent, StreamParser, chunks};
+    let values = [
+        "plain text of a value, and more of it".to_owned(),
+        "<![CDATA[fn main() { let v: Vec<u8> = vec![]; }]]>".to_owned(),
+        "a &amp; b &lt; c, then plain text again".to_owned(),
+        "before<![CDATA[ inside ]]>after, and some more".to_owned(),
+        "\n  indented\n  lines\n".to_owned(),
+    ];
+    for value in &values {
+        let text = format!(
+            "Prose.\n<tool><tool_name>w</tool_name><arguments><a>{value}</a></arguments></tool> after"
+        );
+        let value_at = text.find("<a>").expect("the argument") + 3;
+        let call_at = text.find("<tool>").expect("the call");
+        let decoded = parse(&text).calls()[0].arguments["a"]
+            .as_str()
+            .expect("a string")
+            .to_owned();
+        let cut = &text[..value_at + value.len()];
+        for slack in 0..12usize {
+            let limit_value = decoded.len().saturating_sub(slack);
+            let limit_call = (value_at - call_at + value.len()).saturating_sub(slack);
+            for limits in [
+                Limits::default().with_max_argument_bytes(limit_value),
+                Limits::default().with_max_call_bytes(limit_call),
+            ] {
+                let options = ParseOptions::new().with_limits(limits.clone());
+                for n in [1, 2, 5] {
+                    assert_eq!(
+                        common::parse_chunked(cut, &options, n),
+                        parse_with(cut, &options),
+                        "cut {cut:?}, {limits:?}, {n}-byte chunks"
+                    );
+                }
+                let whole = parse_with(&text, &options);
+                for n in [1, 2, 5] {
+                    for deltas in [true, false] {
+                        let mut p =
+                            StreamParser::with_options(options.clone()).argument_deltas(deltas);
+                        let mut events = Vec::new();
+                        for c in chunks(&text, n) {
+                            events.extend(p.feed(c));
+                        }
+                        events.extend(p.finish());
+                        let streamed_deltas: String = events
+                            .iter()
+                            .filter_map(|e| match e {
+                                StreamEvent::ArgumentDelta { text, .. } => Some(text.as_str()),
+                                _ => None,
+                            })
+                            .collect();
+                        let r = toolcall_parser::ParseResult::from_events(events);
+                        assert_eq!(r, whole, "{value:?}, {limits:?}, {n}-byte chunks");
+                        if deltas && !whole.calls().is_empty() && !value.contains('&') {
+                            assert_eq!(streamed_deltas.trim(), decoded.trim(), "{value:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

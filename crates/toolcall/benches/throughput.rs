@@ -453,9 +453,13 @@ impl Bench {
             "\n## Streaming: `StreamParser::feed` in chunks\n\nAs an application reads a model's \
              stream: argument deltas on, each chunk's events taken by value and dropped but the \
              finished call. `feed_into` rows reuse one event `Vec` instead of a new one per \
-             chunk; 4-byte chunks are about a model's token. The two `floor` rows are not the \
-             parser: cutting the input into 1-byte chunks, and handing each to a `feed` that \
-             only keeps it; no push parser can be cheaper. A `StreamEvent` is {} bytes.\n",
+             chunk; 4-byte chunks are about a model's token; `deltas off` is the parser with \
+             `argument_deltas(false)`. The `floor` rows are not the parser: cutting the input \
+             into 1-byte chunks; handing each to a `feed` that only keeps it (no push parser \
+             can be cheaper); and a `feed` that parses nothing but answers each byte as the \
+             parser answers a byte of an argument with deltas on, a `Vec` of one \
+             `ArgumentDelta` (the floor of this API with deltas on). A `StreamEvent` is {} \
+             bytes.\n",
             std::mem::size_of::<StreamEvent>()
         ));
         let mut table = Table::new(
@@ -536,9 +540,24 @@ impl Bench {
                             }
                             f.fed
                         });
+                        // What the API itself asks of a parser fed a byte of an argument: the
+                        // byte back at once as an `ArgumentDelta` in the `Vec` `feed` returns,
+                        // which the caller then drops (no parsing at all).
+                        let delta_floor = self.time(|| {
+                            let mut f = DeltaFeeder::new();
+                            for c in chunks(black_box(&xml), 1) {
+                                drop(black_box(f.feed(c)));
+                            }
+                            f.fed
+                        });
+                        // Deltas off: a byte of an argument makes no event, so the no-op feed
+                        // is this API's floor.
+                        let quiet = self.time(|| stream_deltas(black_box(&xml), 1, false, false));
                         for (what, t) in [
+                            ("deltas off", quiet),
                             ("floor: slicing only", slicing),
                             ("floor: no-op feed", noop),
+                            ("floor: a feed returning one delta event", delta_floor),
                         ] {
                             table.row(vec![
                                 report::size(size),
@@ -569,6 +588,26 @@ impl Bench {
                                 report::size(size)
                             ),
                             t.secs() / noop.secs(),
+                            5.0,
+                            false,
+                        );
+                        self.target(
+                            format!(
+                                "1-byte chunks, deltas off ÷ the no-op-feed floor, {} {}",
+                                form.name(),
+                                report::size(size)
+                            ),
+                            quiet.secs() / noop.secs(),
+                            5.0,
+                            false,
+                        );
+                        self.target(
+                            format!(
+                                "1-byte chunks ÷ the delta-event floor, {} {}",
+                                form.name(),
+                                report::size(size)
+                            ),
+                            t.secs() / delta_floor.secs(),
                             5.0,
                             false,
                         );
@@ -1024,7 +1063,12 @@ fn stream_dialect(text: &str, opts: &ParseOptions, chunk: usize) -> ToolCall {
 /// [`stream`], with [`StreamParser::feed`] (a new `Vec` of events per chunk) or, with `reuse`,
 /// [`StreamParser::feed_into`] one `Vec` drained after each chunk.
 fn stream_with(xml: &str, chunk: usize, reuse: bool) -> ToolCall {
-    let mut parser = StreamParser::new();
+    stream_deltas(xml, chunk, reuse, true)
+}
+
+/// [`stream_with`], with argument deltas on or off.
+fn stream_deltas(xml: &str, chunk: usize, reuse: bool, deltas: bool) -> ToolCall {
+    let mut parser = StreamParser::new().argument_deltas(deltas);
     let mut call = None;
     let mut take = |events: &mut dyn Iterator<Item = StreamEvent>| {
         for e in events {
@@ -1062,6 +1106,33 @@ impl NoopFeeder {
         if self.held.len() >= 8 {
             self.held.clear();
         }
+    }
+}
+
+/// A push "parser" that parses nothing but answers each chunk as `StreamParser::feed` answers a
+/// chunk of an argument's text: a `Vec` holding one `ArgumentDelta` (the argument's shared name,
+/// the chunk as a new `String`). The floor of any parser with this API and deltas on.
+struct DeltaFeeder {
+    argument: Arc<str>,
+    fed: usize,
+}
+
+impl DeltaFeeder {
+    fn new() -> Self {
+        DeltaFeeder {
+            argument: Arc::from("content"),
+            fed: 0,
+        }
+    }
+
+    #[inline(never)]
+    fn feed(&mut self, chunk: &str) -> Vec<StreamEvent> {
+        self.fed += chunk.len();
+        vec![StreamEvent::ArgumentDelta {
+            index: 0,
+            argument: Arc::clone(&self.argument),
+            text: chunk.to_owned(),
+        }]
     }
 }
 
@@ -1119,12 +1190,13 @@ fn peak_memory(harness: &std::path::Path, case: &str, input: &str) -> (usize, us
 /// `--profile CASE`: one workload in a loop for about 10 s, for `perf record` or (with
 /// `--quick`, one run) `valgrind --tool=callgrind`. Cases: `cdata`, `escaped` (1 MiB one-shot;
 /// `cdata10`, `escaped10`: 10 MiB),
-/// `stream1-cdata`, `stream1-escaped` (1-byte chunks, 256 KiB), `stream16-cdata`, `small-calls`,
+/// `stream1-cdata`, `stream1-escaped` (1-byte chunks, 256 KiB; `stream1q-…`: deltas off),
+/// `stream16-cdata`, `small-calls`,
 /// `repair`.
 fn profile(case: &str) {
     let quick = std::env::args().any(|a| a == "--quick");
     let size = match case {
-        "stream1-cdata" | "stream1-escaped" => 256 * KIB,
+        "stream1-cdata" | "stream1-escaped" | "stream1q-cdata" | "stream1q-escaped" => 256 * KIB,
         "cdata10" | "escaped10" => 10 * MIB,
         _ => MIB,
     };
@@ -1140,6 +1212,8 @@ fn profile(case: &str) {
             "escaped" | "escaped10" => toolcall::parser::parse(&escaped).segments.len(),
             "stream1-cdata" => stream(&cdata, 1).span.len(),
             "stream1-escaped" => stream(&escaped, 1).span.len(),
+            "stream1q-cdata" => stream_deltas(&cdata, 1, false, false).span.len(),
+            "stream1q-escaped" => stream_deltas(&escaped, 1, false, false).span.len(),
             "stream16-cdata" => stream(&cdata, 16).span.len(),
             "small-calls" => toolcall::parser::parse(&small).segments.len(),
             "repair" => toolcall::parser::parse(&bare).segments.len(),

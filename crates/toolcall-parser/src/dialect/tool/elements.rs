@@ -7,6 +7,7 @@ use crate::error::{ErrorKind, Limit};
 use crate::event::StreamEvent;
 use crate::lexer::{Lexeme, Lexer, Tag, decode_attributes, is_name_start};
 use crate::names::{invalid_name_message, is_valid_name};
+use crate::stream::append;
 use std::ops::Range;
 use xml_fallback::text::is_blank;
 use xml_fallback::tree::{Attribute, Node};
@@ -35,7 +36,10 @@ impl ToolXml {
         } else {
             w
         };
-        let _ = is_final;
+        if !is_final && !capped && self.plain_tail(w, base, &mut call) {
+            self.put_back(call);
+            return Flow::Stop;
+        }
         let mut past_limit = false;
         let flow = loop {
             if past_limit || self.pos - call.core.start > self.asm.opts.limits.max_call_bytes {
@@ -113,6 +117,60 @@ impl ToolXml {
         };
         self.put_back(call);
         flow
+    }
+
+    /// The per-feed fast path: when all that is left of the window is plain text of an open
+    /// top-level argument (no `<`, `&` or CR in text; no `]` or CR in CDATA), as a streamed
+    /// token inside a value usually is, appends it to the value and its delta and reads it all;
+    /// `false`, having done nothing, when the general path must decide. It does exactly what the
+    /// general path does with such text (`text_run`, or the lexer's `CData` lexeme), without
+    /// its lexing: the chunking properties and the `stream_chunking` fuzz target hold the two to
+    /// the same result. Not at the end of the input, and not where a limit could be reached.
+    fn plain_tail(&mut self, w: &str, base: usize, call: &mut CallState) -> bool {
+        let rel = self.pos - base;
+        let rest = &w[rel..];
+        if rest.is_empty()
+            || !call.at_top_level_argument()
+            || self.asm.call_too_long(&call.core, base + w.len())
+            || call.core.argument_bytes.saturating_add(rest.len())
+                > self.asm.opts.limits.max_argument_bytes
+        {
+            return false;
+        }
+        let in_cdata = self.lexer.in_cdata();
+        let bytes = rest.as_bytes();
+        let special = match (in_cdata, bytes.len() <= 16) {
+            // A token or two: a byte loop costs less than setting up a vector search.
+            (true, true) => bytes.iter().any(|&b| b == b']' || b == b'\r'),
+            (false, true) => bytes.iter().any(|&b| matches!(b, b'<' | b'&' | b'\r')),
+            (true, false) => memchr::memchr2(b']', b'\r', bytes).is_some(),
+            (false, false) => memchr::memchr3(b'<', b'&', b'\r', bytes).is_some(),
+        };
+        if special {
+            return false;
+        }
+        crate::work::add(rest.len());
+        let counted = self
+            .asm
+            .count_argument_bytes(w, base, &mut call.core, rest.len(), self.pos);
+        debug_assert!(
+            counted,
+            "checked above: the argument stays within its limit"
+        );
+        if self.asm.emit_deltas {
+            append(&mut call.core.delta, rest);
+        }
+        let top = call.top();
+        if in_cdata {
+            top.push_cdata(rest);
+        } else {
+            if !is_blank(rest) {
+                top.has_text = true;
+            }
+            append(top.text_mut(), rest);
+        }
+        self.pos = base + w.len();
+        true
     }
 
     /// The hot path inside a value: decodes the run of character data at `pos` straight into

@@ -148,7 +148,7 @@ impl Frame {
 
     fn push_cdata(&mut self, s: &str) {
         match self.element.children.last_mut() {
-            Some(Node::CData(t)) => t.push_str(s),
+            Some(Node::CData(t)) => crate::stream::append(t, s),
             _ => self.element.children.push(Node::CData(s.to_owned())),
         }
     }
@@ -300,7 +300,10 @@ impl ToolXml {
         if is_final {
             self.finish(w, base, out);
         }
-        self.flush_delta(w, base, out);
+        // Without deltas no text is kept for them: nothing to flush.
+        if self.asm.emit_deltas {
+            self.flush_delta(w, base, out);
+        }
         self.keep_from()
     }
 
