@@ -473,3 +473,36 @@ fn names_followed_by_blank_lines_are_trimmed() {
     assert_eq!(r.calls()[0].tool_name, "t");
     assert_eq!(r.calls()[0].arguments["b"].as_str(), Some(""));
 }
+
+/// `stream_chunking` (a one-hour soak, five inputs of one class): after the legacy JSON object
+/// of a call, blanks that run past `max_call_bytes` and then text were one text lexeme read
+/// one-shot (`unexpected_text` past the limit) but blanks and then the limit when streamed
+/// (`limit_exceeded`). The window after the object is now cut at the limit as the XML form's
+/// is: at every limit around the blanks, in every chunking, one result, and text that starts
+/// past the limit is never read.
+#[test]
+fn blanks_after_a_legacy_object_run_into_the_call_limit_alike_in_every_chunking() {
+    let object = "<tool>{\"tool_name\":\"t\",\"arguments\":{}}";
+    let text = format!("{object}{}x</tool>\nThen.\n", "\t".repeat(12));
+    let x = text.find('x').expect("the text");
+    for max in object.len() - 2..x + 4 {
+        let opts = ParseOptions::default()
+            .with_limits(toolcall_parser::Limits::default().with_max_call_bytes(max));
+        let r = assert_chunking_invariant(&text, &opts);
+        let kind = r.errors().first().map(|e| e.kind.clone());
+        if max < x {
+            // `x` lies past the limit: the call is too long, whatever follows.
+            assert_eq!(
+                kind,
+                Some(toolcall_parser::ErrorKind::LimitExceeded),
+                "{max}"
+            );
+        } else {
+            assert_eq!(
+                kind,
+                Some(toolcall_parser::ErrorKind::UnexpectedText),
+                "{max}"
+            );
+        }
+    }
+}

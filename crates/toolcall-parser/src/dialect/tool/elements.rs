@@ -23,19 +23,7 @@ impl ToolXml {
         let Some(mut call) = self.take_call() else {
             return Flow::Again;
         };
-        // Nothing past the call's `max_call_bytes` is read, so the limit is hit at the same
-        // place (and after the same lexemes) however the input was split.
-        let cap = self.asm.call_cap(call.core.start);
-        let capped = base + w.len() > cap;
-        let w = if capped {
-            let mut end = cap - base;
-            while !w.is_char_boundary(end) {
-                end -= 1;
-            }
-            &w[..end]
-        } else {
-            w
-        };
+        let (w, capped) = self.capped_window(w, base, &call);
         if !is_final && !capped && self.plain_tail(w, base, &mut call) {
             self.put_back(call);
             return Flow::Stop;
@@ -117,6 +105,26 @@ impl ToolXml {
         };
         self.put_back(call);
         flow
+    }
+
+    /// The window cut at the call's `max_call_bytes` (and whether it was cut): nothing past the
+    /// limit is read, so the limit is hit at the same place (and after the same lexemes) however
+    /// the input was split. Every mode that reads inside a call reads this window.
+    pub(super) fn capped_window<'w>(
+        &self,
+        w: &'w str,
+        base: usize,
+        call: &CallState,
+    ) -> (&'w str, bool) {
+        let cap = self.asm.call_cap(call.core.start);
+        if base + w.len() <= cap {
+            return (w, false);
+        }
+        let mut end = cap - base;
+        while !w.is_char_boundary(end) {
+            end -= 1;
+        }
+        (&w[..end], true)
     }
 
     /// The per-feed fast path: when all that is left of the window is plain text of an open

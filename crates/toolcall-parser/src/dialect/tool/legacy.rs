@@ -115,12 +115,19 @@ impl ToolXml {
             self.call = Some(call);
             return self.call_too_long(w, base);
         }
+        // As in the XML form, nothing past the limit is read: blanks that run past it are the
+        // call running too long, however they were split (a text lexeme of blanks and then text
+        // past the limit is not unexpected text).
+        let (w, capped) = self.capped_window(w, base, &call);
         let rel = self.pos - base;
         // As in the XML form: the end of the input inside a call is a cut, so a lexeme it cuts
         // short (`</too`) ends the call as unterminated, not as unexpected text.
         let _ = is_final;
         let Some((lexeme, n)) = self.lexer.next(w, rel, base, false) else {
             self.call = Some(call);
+            if capped {
+                return self.call_too_long(w, base);
+            }
             return Flow::Stop;
         };
         let at = self.pos;
