@@ -489,7 +489,7 @@ fn blanks_after_a_legacy_object_run_into_the_call_limit_alike_in_every_chunking(
         let opts = ParseOptions::default()
             .with_limits(toolcall_parser::Limits::default().with_max_call_bytes(max));
         let r = assert_chunking_invariant(&text, &opts);
-        let kind = r.errors().first().map(|e| e.kind.clone());
+        let kind = r.errors().first().map(|e| e.kind);
         if max < x {
             // `x` lies past the limit: the call is too long, whatever follows.
             assert_eq!(
