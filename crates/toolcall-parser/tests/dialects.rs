@@ -1019,3 +1019,77 @@ fn auto_rule_5_a_fenced_marker_does_not_pick_the_dialect_when_fences_are_ignored
     let r = auto(&text);
     assert_eq!(r.calls()[0].tool_name, "g");
 }
+
+/// §9.7 rule 6: a call opens where `auto` probes and nowhere else. Every opener a dialect reads
+/// from prose is one of its markers, byte for byte (the `<tool>` form's `<tool` takes any XML
+/// blank before `>`; a token dialect's block opener is its token exactly, so `<tool_call >` or
+/// `<tool_call=x>` is prose), so `auto` reads each variant as that dialect does, in every
+/// chunking. And a candidate that reads its marker as prose is not chosen by a call it meets
+/// later in the same window: that call is decided at its own marker.
+#[test]
+fn auto_rule_6_calls_open_only_at_markers_and_auto_reads_them_as_the_dialect_does() {
+    let qwen = "\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>";
+    let hermes = "{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>";
+    let glm = "f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call>";
+    let tool = "<tool_name>f</tool_name><arguments><a>1</a></arguments></tool>";
+    let cases: [(Dialect, &[&str], &str); 5] = [
+        (
+            Dialect::Tool,
+            &["<tool>", "<tool >", "<tool\t>", "<tool\r>", "<tool\n>"],
+            tool,
+        ),
+        (
+            Dialect::Hermes,
+            &[
+                "<tool_call>",
+                "<tool_call >",
+                "<tool_call\t>",
+                "<tool_call=x>",
+                "<tool_call a=\"1\">",
+            ],
+            hermes,
+        ),
+        (
+            Dialect::Glm,
+            &["<tool_call>", "<tool_call >", "<tool_call=x>"],
+            glm,
+        ),
+        (
+            Dialect::Qwen3Coder,
+            &["<tool_call>", "<tool_call >", "<tool_call=x>"],
+            qwen,
+        ),
+        (
+            Dialect::SeedOss,
+            &["<seed:tool_call>"],
+            "\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</seed:tool_call>",
+        ),
+    ];
+    for (dialect, openers, rest) in cases {
+        for (k, opener) in openers.iter().enumerate() {
+            let text = format!("Before {opener}{rest} after");
+            let own = parse(&text, &opts(dialect));
+            assert_eq!(
+                parse(&text, &opts(Dialect::Auto)),
+                own,
+                "{dialect} {opener:?}"
+            );
+            // The exact marker (the first) opens a call; blanks or a value in a token
+            // dialect's opener leave it prose (Qwen3-Coder's `<function=` then opens the call
+            // without its block, as §9.1 rule 4 reads it).
+            let exact = k == 0 || dialect == Dialect::Tool;
+            assert_eq!(!own.prose().contains(opener), exact, "{dialect} {opener:?}");
+            let calls =
+                usize::from(exact || matches!(dialect, Dialect::Qwen3Coder | Dialect::SeedOss));
+            assert_eq!(own.calls().len(), calls, "{dialect} {opener:?}: {own:?}");
+        }
+    }
+    // The fuzz input that found the second half (openai_deltas, auto, 17-byte chunks): the
+    // `<tool>` candidate read `<tool>]` as prose and then, in the same window, met the call at
+    // `<tool\r>`; chosen in one reading and not in the other.
+    let text = "#&||\u{1}\0<tool>]><![CDATA[>u<tool\r>\n<t<tool><to\0|";
+    assert_eq!(
+        parse(text, &opts(Dialect::Auto)),
+        parse(text, &opts(Dialect::Tool))
+    );
+}

@@ -218,10 +218,14 @@ impl Auto {
             for c in &mut candidates {
                 c.keep = c.grammar.run(window, inp.base, cut_final, &mut c.events);
             }
+            // Chosen: a candidate whose first event is not prose, i.e. a call (or an error) at
+            // the marker. One that read the marker as prose left it, whatever it met later in
+            // the window: a later call is decided at its own marker, so that the choice never
+            // depends on how far one window reached (docs/FORMAT.md §9.7).
             let reported = candidates.iter().position(|c| {
                 c.events
-                    .iter()
-                    .any(|e| !matches!(e, StreamEvent::Prose { .. }))
+                    .first()
+                    .is_some_and(|e| !matches!(e, StreamEvent::Prose { .. }))
             });
             if let Some(i) = reported {
                 let Candidate {

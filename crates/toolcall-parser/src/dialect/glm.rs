@@ -234,7 +234,7 @@ impl Glm {
                 self.asm.emit_prose(inp.w, inp.base, abs, out);
                 return (State::Prose, Flow::Stop);
             };
-            if starts(&lexeme, BLOCK) {
+            if starts(&lexeme, BLOCK) && super::is_exact_opener(inp.bytes(), at, len, BLOCK) {
                 self.pos = abs + len;
                 return (
                     State::Opened {

@@ -153,9 +153,7 @@ impl Hermes {
                 return (State::Prose, Flow::Stop);
             };
             match lexeme {
-                Lexeme::StartTag(tag)
-                    if tag.name == BLOCK && tag.attributes.is_empty() && !tag.self_closing =>
-                {
+                Lexeme::StartTag(_) if super::is_exact_opener(bytes, at, len, BLOCK) => {
                     self.pos = base + at + len;
                     return (
                         State::Opened {

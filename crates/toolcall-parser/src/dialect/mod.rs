@@ -161,7 +161,8 @@ impl Dialect {
     /// reasoning.
     pub(crate) fn call_markers(self) -> &'static [&'static str] {
         match self {
-            Dialect::Tool => &["<tool>", "<tool\n", "<tool "],
+            // `<tool` and then `>` or any XML blank, as the grammar reads a start tag.
+            Dialect::Tool => &["<tool>", "<tool\n", "<tool ", "<tool\t", "<tool\r"],
             Dialect::Qwen3Coder => &["<tool_call>", "<function="],
             Dialect::SeedOss => &["<seed:tool_call>", "<function="],
             Dialect::Hermes | Dialect::Glm => &["<tool_call>"],
@@ -176,6 +177,8 @@ impl Dialect {
                 "<tool>",
                 "<tool\n",
                 "<tool ",
+                "<tool\t",
+                "<tool\r",
                 "<tool_call>",
                 "<function=",
                 "<seed:tool_call>",
@@ -189,6 +192,18 @@ impl Dialect {
             ],
         }
     }
+}
+
+/// Whether the lexeme `bytes[at..at + len]` is the block opener `<name>` written exactly. A
+/// token dialect's block opens from prose only at its marker, byte for byte: the model writes
+/// it as one token, the reference parsers match it exactly, and it is what `auto` probes for
+/// ([`Dialect::call_markers`]), so `<tool_call >` or `<tool_call=x>` is prose in every reading
+/// (docs/FORMAT.md §9.7).
+pub(crate) fn is_exact_opener(bytes: &[u8], at: usize, len: usize, name: &str) -> bool {
+    len == name.len() + 2
+        && bytes.get(at) == Some(&b'<')
+        && bytes.get(at + 1..at + 1 + name.len()) == Some(name.as_bytes())
+        && bytes.get(at + len - 1) == Some(&b'>')
 }
 
 impl fmt::Display for Dialect {

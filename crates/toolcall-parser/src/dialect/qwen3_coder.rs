@@ -289,7 +289,10 @@ impl Qwen3Coder {
                 return self.hold_prose(inp, abs, out);
             };
             match lexeme {
-                Lexeme::StartTag(tag) if self.is_block_open(&tag) => {
+                Lexeme::StartTag(tag)
+                    if self.is_block_open(&tag)
+                        && super::is_exact_opener(inp.bytes(), at, n, self.markers.block) =>
+                {
                     self.pos = abs + n;
                     return (
                         State::Opened {
