@@ -24,10 +24,7 @@ impl ToolXml {
             return Flow::Again;
         };
         let (w, capped) = self.capped_window(w, base, &call);
-        if !is_final && !capped && self.plain_tail(w, base, &mut call) {
-            self.put_back(call);
-            return Flow::Stop;
-        }
+        let _ = is_final;
         let mut past_limit = false;
         let flow = loop {
             if past_limit || self.pos - call.core.start > self.asm.opts.limits.max_call_bytes {
@@ -134,11 +131,12 @@ impl ToolXml {
     /// general path does with such text (`text_run`, or the lexer's `CData` lexeme), without
     /// its lexing: the chunking properties and the `stream_chunking` fuzz target hold the two to
     /// the same result. Not at the end of the input, and not where a limit could be reached.
-    fn plain_tail(&mut self, w: &str, base: usize, call: &mut CallState) -> bool {
+    pub(super) fn plain_tail(&mut self, w: &str, base: usize, call: &mut CallState) -> bool {
         let rel = self.pos - base;
         let rest = &w[rel..];
         if rest.is_empty()
             || !call.at_top_level_argument()
+            || base + w.len() > self.asm.call_cap(call.core.start)
             || self.asm.call_too_long(&call.core, base + w.len())
             || call.core.argument_bytes.saturating_add(rest.len())
                 > self.asm.opts.limits.max_argument_bytes

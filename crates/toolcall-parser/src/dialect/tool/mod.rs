@@ -283,6 +283,20 @@ impl ToolXml {
         is_final: bool,
         out: &mut Vec<StreamEvent>,
     ) -> usize {
+        // A streamed token of plain text inside an argument: appended before anything else.
+        if !is_final
+            && matches!(self.mode, Mode::Xml)
+            && let Some(mut call) = self.call.take()
+        {
+            let appended = self.plain_tail(w, base, &mut call);
+            self.call = Some(call);
+            if appended {
+                if self.asm.emit_deltas {
+                    self.flush_delta(w, base, out);
+                }
+                return self.keep_from();
+            }
+        }
         loop {
             let flow = match self.mode {
                 Mode::Prose => self.prose(w, base, is_final, out),
