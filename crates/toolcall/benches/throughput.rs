@@ -1191,7 +1191,7 @@ fn peak_memory(harness: &std::path::Path, case: &str, input: &str) -> (usize, us
 /// `--quick`, one run) `valgrind --tool=callgrind`. Cases: `cdata`, `escaped` (1 MiB one-shot;
 /// `cdata10`, `escaped10`: 10 MiB),
 /// `stream1-cdata`, `stream1-escaped` (1-byte chunks, 256 KiB; `stream1q-…`: deltas off),
-/// `stream16-cdata`, `small-calls`,
+/// `stream16-cdata`, `stream4k-cdata`, `small-calls`,
 /// `repair`.
 fn profile(case: &str) {
     let quick = std::env::args().any(|a| a == "--quick");
@@ -1215,6 +1215,7 @@ fn profile(case: &str) {
             "stream1q-cdata" => stream_deltas(&cdata, 1, false, false).span.len(),
             "stream1q-escaped" => stream_deltas(&escaped, 1, false, false).span.len(),
             "stream16-cdata" => stream(&cdata, 16).span.len(),
+            "stream4k-cdata" => stream(&cdata, 4096).span.len(),
             "small-calls" => toolcall::parser::parse(&small).segments.len(),
             "repair" => toolcall::parser::parse(&bare).segments.len(),
             other => panic!("unknown profile case {other}"),
