@@ -1084,6 +1084,28 @@ fn auto_rule_6_calls_open_only_at_markers_and_auto_reads_them_as_the_dialect_doe
             assert_eq!(own.calls().len(), calls, "{dialect} {opener:?}: {own:?}");
         }
     }
+    // Every call of every dialect's sample, and of the `<tool>` variants, begins at one of its
+    // dialect's markers (what `auto` probes for).
+    let tool_variants = [
+        "<tool\t>",
+        "<tool\r>",
+        "<tool\n>",
+        "<tool >",
+        "<tool a=\"1\">",
+    ]
+    .map(|o| (Dialect::Tool, format!("{o}{tool}")));
+    for (d, call) in samples().into_iter().chain(tool_variants) {
+        let text = format!("Sure.\n{call} and {call}");
+        let r = parse(&text, &opts(d));
+        assert_eq!(r.calls().len(), 2, "{d}: {text}");
+        for c in r.calls() {
+            let at = &text[c.span.start..];
+            assert!(
+                d.call_markers().iter().any(|m| at.starts_with(m)),
+                "{d}: {at}"
+            );
+        }
+    }
     // The fuzz input that found the second half (openai_deltas, auto, 17-byte chunks): the
     // `<tool>` candidate read `<tool>]` as prose and then, in the same window, met the call at
     // `<tool\r>`; chosen in one reading and not in the other.

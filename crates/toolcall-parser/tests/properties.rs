@@ -83,6 +83,22 @@ proptest! {
         prop_assert!(same, "{:?}", auto);
     }
 
+    /// Every call of every dialect begins at one of its markers (docs/FORMAT.md §9.7 rule 7):
+    /// what lets `auto` probe for the markers alone.
+    #[test]
+    fn calls_begin_at_their_dialects_markers(text in soup()) {
+        for &dialect in Dialect::ALL {
+            let r = parse_with(&text, &ParseOptions::new().with_dialect(dialect));
+            for call in r.calls() {
+                let at = &text[call.span.start..];
+                prop_assert!(
+                    dialect.call_markers().iter().any(|m| at.starts_with(m)),
+                    "{} call at {:?}", dialect, &at[..at.len().min(40)]
+                );
+            }
+        }
+    }
+
     #[test]
     fn prose_is_never_lost(text in soup()) {
         // Every byte is prose, or inside a call's span, or inside an error; prose is verbatim.

@@ -157,9 +157,21 @@ impl Dialect {
         )
     }
 
-    /// The markers that begin a call in this dialect: under the `end` policy, one of them ends
-    /// reasoning.
-    pub(crate) fn call_markers(self) -> &'static [&'static str] {
+    /// The markers that begin a call in this dialect: every call it reads from prose begins
+    /// with one of them, byte for byte (docs/FORMAT.md §9.7 rule 7), so a server can watch for
+    /// them to hold text back; under the `end` reasoning policy, one of them ends reasoning.
+    /// `auto`'s are every other dialect's.
+    ///
+    /// ```
+    /// use toolcall_parser::Dialect;
+    /// assert!(Dialect::Hermes.call_markers().contains(&"<tool_call>"));
+    /// let text = "Sure.\n<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>";
+    /// let opts = toolcall_parser::ParseOptions::new().with_dialect(Dialect::Hermes);
+    /// let result = toolcall_parser::parse_with(text, &opts);
+    /// let at = &text[result.calls()[0].span.start..];
+    /// assert!(Dialect::Hermes.call_markers().iter().any(|m| at.starts_with(m)));
+    /// ```
+    pub fn call_markers(self) -> &'static [&'static str] {
         match self {
             // `<tool` and then `>` or any XML blank, as the grammar reads a start tag.
             Dialect::Tool => &["<tool>", "<tool\n", "<tool ", "<tool\t", "<tool\r"],
