@@ -264,3 +264,41 @@ proptest! {
         }
     }
 }
+
+/// A name given twice, in every raw-text dialect: the first value stands and the later one is
+/// dropped (`duplicate_argument`), so the deltas streamed of the first stay true. Before, GLM, the
+/// invoke family and Kimi-K3 kept the later value: the streamed arguments (`{"a":"onetwo`) were
+/// no prefix of the call's (`{"a":"two"}`), and the bridge failed a call the parser read.
+#[test]
+fn a_name_given_twice_keeps_its_first_value_and_its_deltas_stay_true() {
+    let p = |d: &str, name: &str, v: &str| {
+        format!("<{d}parameter name=\"{name}\">{v}</{d}parameter>\n")
+    };
+    let cases: Vec<(Dialect, String)> = vec![
+        (Dialect::Qwen3Coder, "<tool_call>\n<function=f>\n<parameter=a>\none\n</parameter>\n<parameter=b>\nx\n</parameter>\n<parameter=a>\ntwo\n</parameter>\n</function>\n</tool_call>".into()),
+        (Dialect::SeedOss, "<seed:tool_call>\n<function=f>\n<parameter=a>\none\n</parameter>\n<parameter=b>\nx\n</parameter>\n<parameter=a>\ntwo\n</parameter>\n</function>\n</seed:tool_call>".into()),
+        (Dialect::Glm, "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>one</arg_value>\n<arg_key>b</arg_key>\n<arg_value>x</arg_value>\n<arg_key>a</arg_key>\n<arg_value>two</arg_value>\n</tool_call>".into()),
+        (Dialect::MinimaxM2, format!("<minimax:tool_call>\n<invoke name=\"f\">\n{}{}{}</invoke>\n</minimax:tool_call>", p("", "a", "one"), p("", "b", "x"), p("", "a", "two"))),
+        (Dialect::Anthropic, format!("<function_calls>\n<invoke name=\"f\">\n{}{}{}</invoke>\n</function_calls>", p("", "a", "one"), p("", "b", "x"), p("", "a", "two"))),
+        (Dialect::DeepseekDsml, format!("<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n{}{}{}</｜DSML｜invoke>\n</｜DSML｜function_calls>", p("｜DSML｜", "a", "one"), p("｜DSML｜", "b", "x"), p("｜DSML｜", "a", "two"))),
+        (Dialect::Step3, format!("<｜tool_calls_begin｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\">\n{}{}{}</steptml:invoke><｜tool_call_end｜>\n<｜tool_calls_end｜>", p("steptml:", "a", "one"), p("steptml:", "b", "x"), p("steptml:", "a", "two"))),
+        (Dialect::KimiK3, "<|open|>call tool=\"f\"<|sep|><|open|>argument key=\"a\"<|sep|>one<|close|>argument<|sep|><|open|>argument key=\"b\"<|sep|>x<|close|>argument<|sep|><|open|>argument key=\"a\"<|sep|>two<|close|>argument<|sep|><|close|>call<|sep|>".into()),
+    ];
+    for (dialect, text) in cases {
+        let opts = ParseOptions::new().with_dialect(dialect);
+        let r = parse_with(&text, &opts);
+        assert_eq!(r.calls().len(), 1, "{dialect}: {r:?}");
+        let call = &r.calls()[0];
+        assert_eq!(call.arguments["a"].as_str(), Some("one"), "{dialect}");
+        assert_eq!(call.arguments["b"].as_str(), Some("x"), "{dialect}");
+        assert_eq!(
+            call.repairs[0].kind,
+            toolcall::parser::RepairKind::DuplicateArgument,
+            "{dialect}"
+        );
+        for n in 1..=9 {
+            let cuts: Vec<usize> = (n..text.len()).step_by(n).collect();
+            check(&text, &opts, &cuts);
+        }
+    }
+}

@@ -525,7 +525,7 @@ impl Glm {
         (at, end): (usize, usize),
         out: &mut Vec<StreamEvent>,
     ) -> Option<RawValue> {
-        let (name, _) = self.asm.open_raw_argument(
+        let (name, repeated) = self.asm.open_raw_argument(
             inp.w,
             inp.base,
             &mut call.core,
@@ -534,12 +534,19 @@ impl Glm {
             (at, end),
             out,
         )?;
-        Some(RawValue::new(name, false))
+        if repeated {
+            call.core.delta_argument = None;
+        }
+        Some(RawValue::new(name, false).repeated(repeated))
     }
 
     fn close_value(&mut self, call: &mut Call, mut value: RawValue, out: &mut Vec<StreamEvent>) {
         value.deliver(&self.asm, &mut call.core, true, out);
         call.core.delta_argument = None;
+        // A key given again is dropped: the first value stands (§9.4).
+        if value.repeated {
+            return;
+        }
         let name = value.name.to_string();
         let text = value.into_text();
         match call.by_name.get(&name) {

@@ -681,7 +681,7 @@ impl Invoke {
         (at, end): (usize, usize),
         out: &mut Vec<StreamEvent>,
     ) -> Option<Param> {
-        let (name, _) = self.asm.open_raw_argument(
+        let (name, repeated) = self.asm.open_raw_argument(
             inp.w,
             inp.base,
             &mut call.core,
@@ -690,8 +690,11 @@ impl Invoke {
             (at, end),
             out,
         )?;
+        if repeated {
+            call.core.delta_argument = None;
+        }
         Some(Param {
-            value: RawValue::new(name, true),
+            value: RawValue::new(name, true).repeated(repeated),
             string,
         })
     }
@@ -700,6 +703,10 @@ impl Invoke {
     fn close_parameter(&mut self, call: &mut Call, mut param: Param, out: &mut Vec<StreamEvent>) {
         param.value.deliver(&self.asm, &mut call.core, true, out);
         call.core.delta_argument = None;
+        // A name given again is dropped: the first value stands (docs/FORMAT.md §9).
+        if param.value.repeated {
+            return;
+        }
         let name = param.value.name.to_string();
         let mut text = param.value.into_text();
         let typed = match param.string {

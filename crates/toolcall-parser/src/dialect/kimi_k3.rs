@@ -448,7 +448,7 @@ impl KimiK3 {
         (at, end): (usize, usize),
         out: &mut Vec<StreamEvent>,
     ) -> Option<Param> {
-        let (name, _) = self.asm.open_raw_argument(
+        let (name, repeated) = self.asm.open_raw_argument(
             inp.w,
             inp.base,
             &mut call.core,
@@ -457,8 +457,11 @@ impl KimiK3 {
             (at, end),
             out,
         )?;
+        if repeated {
+            call.core.delta_argument = None;
+        }
         Some(Param {
-            value: RawValue::new(name, true),
+            value: RawValue::new(name, true).repeated(repeated),
             ty,
         })
     }
@@ -466,6 +469,10 @@ impl KimiK3 {
     fn close_argument(&mut self, call: &mut Call, mut param: Param, out: &mut Vec<StreamEvent>) {
         param.value.deliver(&self.asm, &mut call.core, true, out);
         call.core.delta_argument = None;
+        // A name given again is dropped: the first value stands (docs/FORMAT.md §9).
+        if param.value.repeated {
+            return;
+        }
         let name = param.value.name.to_string();
         let mut text = param.value.into_text();
         let typed = match param.ty.as_deref() {

@@ -158,6 +158,10 @@ pub(crate) struct RawValue {
     started: bool,
     /// Bytes of `text` already delivered as argument deltas.
     sent: usize,
+    /// The argument was given before: this value is read (so the call goes on) but dropped, and
+    /// sends no deltas, so that what was streamed of the first value stays true (docs/FORMAT.md
+    /// §9: a name given twice keeps its first value).
+    pub(crate) repeated: bool,
     /// The next `</` and the next line-start `<` ahead of the value scan.
     pub(crate) close: Ahead,
     pub(crate) line: Ahead,
@@ -171,9 +175,16 @@ impl RawValue {
             layout,
             started: !layout,
             sent: 0,
+            repeated: false,
             close: Ahead::default(),
             line: Ahead::default(),
         }
+    }
+
+    /// The value of an argument given before (`repeated`): read, never delivered, dropped.
+    pub(crate) fn repeated(mut self, repeated: bool) -> Self {
+        self.repeated = repeated;
+        self
     }
 
     /// Whether the next byte stands at the start of a line of the value.
@@ -241,7 +252,7 @@ impl RawValue {
         closing: bool,
         out: &mut Vec<StreamEvent>,
     ) {
-        if !asm.emit_deltas {
+        if !asm.emit_deltas || self.repeated {
             return;
         }
         let end = if closing {
