@@ -447,6 +447,8 @@ fn plain_text_fast_path_equals_the_general_path() {
         "a &amp; b &lt; c, then plain text again".to_owned(),
         "before<![CDATA[ inside ]]>after, and some more".to_owned(),
         "\n  indented\n  lines\n".to_owned(),
+        // References cut at every byte: numeric, bare `&` (repaired), unknown names.
+        "x &#x1F980; y &#60;z &#0000000000065; and & then &nbsp; &am".to_owned(),
     ];
     for value in &values {
         let text = format!(

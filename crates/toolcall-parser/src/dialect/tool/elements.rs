@@ -9,6 +9,7 @@ use crate::lexer::{Lexeme, Lexer, Tag, decode_attributes, is_name_start};
 use crate::names::{invalid_name_message, is_valid_name};
 use crate::stream::append;
 use std::ops::Range;
+use xml_fallback::reference::RefMatch;
 use xml_fallback::text::is_blank;
 use xml_fallback::tree::{Attribute, Node};
 
@@ -126,7 +127,8 @@ impl ToolXml {
 
     /// The per-feed fast path: when all that is left of the window is plain text of an open
     /// top-level argument (no `<`, `&` or CR in text; no `]` or CR in CDATA), as a streamed
-    /// token inside a value usually is, appends it to the value and its delta and reads it all;
+    /// token inside a value usually is, appends it to the value and its delta and reads it all
+    /// (or, when it is the start of a reference still cut short, leaves it to wait);
     /// `false`, having done nothing, when the general path must decide. It does exactly what the
     /// general path does with such text (`text_run`, or the lexer's `CData` lexeme), without
     /// its lexing: the chunking properties and the `stream_chunking` fuzz target hold the two to
@@ -145,6 +147,15 @@ impl ToolXml {
         }
         let in_cdata = self.lexer.in_cdata();
         let bytes = rest.as_bytes();
+        if !in_cdata
+            && bytes[0] == b'&'
+            && bytes.len() <= MAX_PENDING_REFERENCE
+            && xml_fallback::reference::match_reference(bytes) == RefMatch::Incomplete
+        {
+            // A reference that the window cuts short (`&am`, a streamed token at a time): it
+            // waits for its end, as the general path would, and nothing else is to be done.
+            return true;
+        }
         let special = match (in_cdata, bytes.len() <= 16) {
             // A token or two: a byte loop costs less than setting up a vector search.
             (true, true) => bytes.iter().any(|&b| b == b']' || b == b'\r'),
@@ -783,6 +794,10 @@ pub(super) fn markup_as_text(raw: &str) -> String {
     }
     out
 }
+
+/// The longest unread tail taken by the fast path as a reference still cut short: longer
+/// ones (a long numeric reference) go the general way.
+const MAX_PENDING_REFERENCE: usize = 12;
 
 /// The trimmed text of a `<server_name>` or `<tool_name>` element. Its one text node (the usual
 /// case) is moved out, and copied only when blanks must be trimmed.
