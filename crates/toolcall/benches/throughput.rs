@@ -1191,7 +1191,7 @@ fn peak_memory(harness: &std::path::Path, case: &str, input: &str) -> (usize, us
 /// `--quick`, one run) `valgrind --tool=callgrind`. Cases: `cdata`, `escaped` (1 MiB one-shot;
 /// `cdata10`, `escaped10`: 10 MiB),
 /// `stream1-cdata`, `stream1-escaped` (1-byte chunks, 256 KiB; `stream1q-…`: deltas off),
-/// `stream16-cdata`, `stream4k-cdata`, `small-calls`,
+/// `stream16-cdata`, `stream4k-cdata`, `stream16-qwen`, `stream4-qwen` (1 MiB), `small-calls`,
 /// `repair`.
 fn profile(case: &str) {
     let quick = std::env::args().any(|a| a == "--quick");
@@ -1204,6 +1204,10 @@ fn profile(case: &str) {
     let cdata = workload::xml_call(&content, Form::Cdata);
     let escaped = workload::xml_call(&content, Form::Escaped);
     let (small, _, _) = workload::small_calls(1000);
+    let qwen = format!(
+        "I'll write it.\n<tool_call>\n<function=write_file>\n<parameter=path>\nsrc/main.rs\n\
+         </parameter>\n<parameter=content>\n{content}\n</parameter>\n</function>\n</tool_call>"
+    );
     let (amp, _) = workload::ampersand_text(MIB);
     let bare = workload::ampersand_call(&amp, true);
     let run = || -> usize {
@@ -1216,6 +1220,11 @@ fn profile(case: &str) {
             "stream1q-escaped" => stream_deltas(&escaped, 1, false, false).span.len(),
             "stream16-cdata" => stream(&cdata, 16).span.len(),
             "stream4k-cdata" => stream(&cdata, 4096).span.len(),
+            "stream16-qwen" | "stream4-qwen" => {
+                let opts = ParseOptions::new().with_dialect(Dialect::Qwen3Coder);
+                let n = if case == "stream16-qwen" { 16 } else { 4 };
+                stream_dialect(&qwen, &opts, n).span.len()
+            }
             "small-calls" => toolcall::parser::parse(&small).segments.len(),
             "repair" => toolcall::parser::parse(&bare).segments.len(),
             other => panic!("unknown profile case {other}"),
