@@ -668,6 +668,12 @@ impl Assembler {
         end: usize,
         out: &mut Vec<StreamEvent>,
     ) {
+        // A call's last lexeme is read whole, so it may end past the limit (`</tool>` begun
+        // within it): such a call is too long too, however the input was split (docs/FORMAT.md
+        // §7).
+        if self.call_too_long(&core, end) {
+            self.fail_too_long(w, base, &mut core);
+        }
         complete_snippet(w, base, &mut core, end, Some(end));
         // Arguments read as JSON count their values, as `max_elements` counts them, when the
         // dialect did not count them itself.

@@ -1116,3 +1116,67 @@ fn auto_rule_6_calls_open_only_at_markers_and_auto_reads_them_as_the_dialect_doe
         parse(text, &opts(Dialect::Tool))
     );
 }
+
+/// §9.7 rule 5: `auto` tracks Markdown fences as the `<tool>` grammar does, with every line end
+/// (LF, CR LF, CR) and whether or not fenced calls are ignored, and the dialect it starts at a
+/// marker knows the fence it stands in: a call read in a fence is `fenced` in both readings.
+/// (A property found it: `auto` started the `<tool>` grammar with no fence open, so the call
+/// came back unfenced.)
+#[test]
+fn auto_rule_5_fences_are_tracked_as_the_tool_grammar_tracks_them() {
+    let call = "<tool><tool_name>f</tool_name><arguments><a>1</a></arguments></tool>";
+    for end in ["\n", "\r\n", "\r"] {
+        for before in ["", "<tool>", "<tool_call> is a tag. "] {
+            let text = format!("{before}{end}```{end}{call}{end}```{end}after {call}");
+            for ignore in [false, true] {
+                let o = |d| opts(d).with_ignore_fenced_calls(ignore);
+                let own = parse(&text, &o(Dialect::Tool));
+                assert_eq!(
+                    parse(&text, &o(Dialect::Auto)),
+                    own,
+                    "{text:?} ignore {ignore}"
+                );
+                let fenced: Vec<bool> = own.calls().iter().map(|c| c.fenced).collect();
+                let want = if ignore {
+                    vec![false]
+                } else {
+                    vec![true, false]
+                };
+                assert_eq!(fenced, want, "{text:?} ignore {ignore}");
+            }
+        }
+    }
+}
+
+/// §7 in every dialect: a call longer than `max_call_bytes` is never a call, even when only its
+/// last lexeme crosses the limit (`<tool\t>…</tool>` one byte over was read whole and passed;
+/// found by a property once the soups held whole calls); a call of exactly the limit is one.
+/// In every chunking.
+#[test]
+fn a_call_one_byte_over_the_call_limit_is_never_a_call() {
+    let tool_variants = ["<tool\t>", "<tool >"].map(|o| {
+        (
+            Dialect::Tool,
+            format!("{o}<tool_name>f</tool_name><arguments><a>1</a></arguments></tool>"),
+        )
+    });
+    for (d, call) in samples().into_iter().chain(tool_variants) {
+        let text = format!("Sure. {call} Done.");
+        // A call's length is its span's (a block's closer after its last call is the block's).
+        let len = parse(&text, &opts(d)).calls()[0].span.len();
+        for over in 0..4 {
+            let limits = toolcall_parser::Limits::default().with_max_call_bytes(len - over);
+            let r = parse(&text, &opts(d).with_limits(limits));
+            if over == 0 {
+                assert_eq!(r.calls().len(), 1, "{d}: {call}");
+            } else {
+                assert!(r.calls().is_empty(), "{d}, {over} over: {r:?}");
+                assert_eq!(
+                    r.errors()[0].kind,
+                    ErrorKind::LimitExceeded,
+                    "{d}, {over} over"
+                );
+            }
+        }
+    }
+}

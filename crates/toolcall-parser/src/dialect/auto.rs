@@ -23,8 +23,8 @@ use crate::assemble::Assembler;
 use crate::dialect::scan::Input;
 use crate::dialect::{Dialect, Grammar};
 use crate::event::StreamEvent;
+use crate::fence::Fence;
 use crate::options::ParseOptions;
-use memchr::{memchr, memchr2};
 
 /// The grammar's state.
 #[derive(Debug, Default)]
@@ -73,14 +73,6 @@ enum Scan {
     None,
 }
 
-/// Markdown fences, tracked when calls in fences are to be ignored (as `tool`'s prose does,
-/// docs/FORMAT.md §1.1).
-#[derive(Debug, Clone, Copy)]
-struct Fence {
-    at_line_start: bool,
-    open: Option<(u8, usize)>,
-}
-
 /// The `auto` grammar.
 #[derive(Debug)]
 pub(crate) struct Auto {
@@ -115,7 +107,7 @@ impl Grammar for Auto {
                     }
                     Scan::Found {
                         at, fenced: true, ..
-                    } => self.scan = at + 1,
+                    } if self.asm.opts.ignore_fenced_calls => self.scan = at + 1,
                     Scan::Found { at, dialects, .. } => {
                         self.asm.emit_prose(w, base, at, out);
                         self.scan = at + 1;
@@ -162,10 +154,7 @@ impl Auto {
             state: State::Probing,
             markers,
             scan: 0,
-            fence: Fence {
-                at_line_start: true,
-                open: None,
-            },
+            fence: Fence::default(),
         }
     }
 
@@ -182,6 +171,7 @@ impl Auto {
                 asm.emit_deltas = self.asm.emit_deltas;
                 asm.locator = self.asm.locator.clone();
                 grammar.start_at(at);
+                grammar.set_fence(self.fence);
                 Candidate {
                     grammar,
                     events: Vec::new(),
@@ -284,43 +274,26 @@ impl Auto {
         }
     }
 
-    /// Probes from `scan` for the next marker of any dialect, tracking fences when calls in them
-    /// are ignored. `scan` stops at what it found.
+    /// Probes from `scan` for the next marker of any dialect, tracking Markdown fences as the
+    /// `<tool>` grammar does (one `Fence`): a call in one is ignored with `ignore_fenced_calls`,
+    /// else marked `fenced`. `scan` stops at what it found.
     fn next_marker(&mut self, inp: Input<'_>) -> Scan {
         let bytes = inp.bytes();
-        let fences = self.asm.opts.ignore_fenced_calls;
         loop {
             let rel = self.scan - inp.base;
             if rel >= bytes.len() {
                 return Scan::None;
             }
-            if fences && self.fence.at_line_start {
-                match fence_marker(&bytes[rel..], inp.is_final) {
-                    FenceMarker::NeedMore => return Scan::NeedMore(self.scan),
-                    FenceMarker::None => self.fence.at_line_start = false,
-                    FenceMarker::Fence(ch, len) => {
-                        self.fence.at_line_start = false;
-                        self.fence.open = match self.fence.open {
-                            None => Some((ch, len)),
-                            Some((open, n)) if open == ch && len >= n => None,
-                            still => still,
-                        };
-                    }
-                }
+            if !self.fence.read_line_start(&bytes[rel..], inp.is_final) {
+                return Scan::NeedMore(self.scan);
             }
-            let hit = if fences {
-                memchr2(b'<', b'\n', &bytes[rel..])
-            } else {
-                memchr(b'<', &bytes[rel..])
-            };
-            let Some(i) = hit else {
+            let Some(i) = Fence::next_stop(&bytes[rel..]) else {
                 self.scan = inp.end();
                 return Scan::None;
             };
             let at = inp.base + rel + i;
-            if bytes[rel + i] == b'\n' {
+            if self.fence.line_end(bytes[rel + i]) {
                 self.scan = at + 1;
-                self.fence.at_line_start = true;
                 continue;
             }
             let s = &bytes[rel + i..];
@@ -343,45 +316,10 @@ impl Auto {
                 return Scan::Found {
                     at,
                     dialects,
-                    fenced: fences && self.fence.open.is_some(),
+                    fenced: self.fence.is_open(),
                 };
             }
             self.scan = at + 1;
         }
-    }
-}
-
-enum FenceMarker {
-    NeedMore,
-    None,
-    Fence(u8, usize),
-}
-
-/// A Markdown fence at the start of a line: up to three spaces, then three or more `` ` `` or
-/// `~`.
-fn fence_marker(s: &[u8], is_final: bool) -> FenceMarker {
-    let indent = s.iter().take(4).take_while(|&&b| b == b' ').count();
-    if indent == s.len() {
-        return if is_final {
-            FenceMarker::None
-        } else {
-            FenceMarker::NeedMore
-        };
-    }
-    if indent > 3 {
-        return FenceMarker::None;
-    }
-    let ch = s[indent];
-    if ch != b'`' && ch != b'~' {
-        return FenceMarker::None;
-    }
-    let run = s[indent..].iter().take_while(|&&b| b == ch).count();
-    if indent + run == s.len() && !is_final {
-        return FenceMarker::NeedMore;
-    }
-    if run >= 3 {
-        FenceMarker::Fence(ch, run)
-    } else {
-        FenceMarker::None
     }
 }

@@ -34,6 +34,13 @@ pub(crate) trait Grammar: fmt::Debug + Send {
     /// Starts reading at absolute offset `at` instead of 0: the text before it is not this
     /// grammar's (reasoning split off before the answer).
     fn start_at(&mut self, at: usize);
+
+    /// The Markdown fences of the prose before the offset given to `start_at`, for a grammar
+    /// that tracks them (the `<tool>` form marks calls in fences): `auto` starts a dialect's
+    /// grammar at a marker in the middle of prose it has read.
+    fn set_fence(&mut self, fence: crate::fence::Fence) {
+        let _ = fence;
+    }
 }
 
 /// Declares the dialects: the [`Dialect`] enum, its names, and the grammar each one builds.

@@ -166,6 +166,16 @@ pub(crate) const VOCABULARY: &[&str] = &[
     "]<]mini",
     "<mm:think>",
     "</mm:think>",
+    // Whole calls, so that soups hold complete calls of every dialect (and repeated names).
+    "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>",
+    "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call>",
+    "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>",
+    "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"a\">1</parameter>\n</invoke>\n</minimax:tool_call>",
+    "<|open|>call tool=\"f\"<|sep|><|open|>argument key=\"a\"<|sep|>1<|close|>argument<|sep|><|close|>call<|sep|>",
+    "<tool><tool_name>f</tool_name><arguments><a>1</a></arguments></tool>",
+    "<tool\t><tool_name>f</tool_name></tool>",
+    "<tool_call >",
+    "<tool_call=f>",
 ];
 
 /// Inputs made of up to 40 [`VOCABULARY`] fragments.

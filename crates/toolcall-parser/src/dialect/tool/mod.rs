@@ -257,6 +257,10 @@ impl Grammar for ToolXml {
         self.pos = at;
         self.asm.prose_start = at;
     }
+
+    fn set_fence(&mut self, fence: crate::fence::Fence) {
+        self.fence = fence;
+    }
 }
 
 impl ToolXml {
