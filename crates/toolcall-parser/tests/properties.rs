@@ -83,18 +83,27 @@ proptest! {
         prop_assert!(same, "{:?}", auto);
     }
 
-    /// Every call of every dialect begins at one of its markers (docs/FORMAT.md §9.7 rule 7):
-    /// what lets `auto` probe for the markers alone.
+    /// Every call of every dialect read from prose (the first of a block; later calls of a block
+    /// follow the one before) begins at one of its markers (docs/FORMAT.md §9.7 rule 7): what
+    /// lets `auto` probe for the markers alone.
     #[test]
     fn calls_begin_at_their_dialects_markers(text in soup()) {
         for &dialect in Dialect::ALL {
             let r = parse_with(&text, &ParseOptions::new().with_dialect(dialect));
-            for call in r.calls() {
-                let at = &text[call.span.start..];
-                prop_assert!(
-                    dialect.call_markers().iter().any(|m| at.starts_with(m)),
-                    "{} call at {:?}", dialect, &at[..at.len().min(40)]
-                );
+            let mut after_prose = true;
+            for segment in &r.segments {
+                match segment {
+                    toolcall_parser::Segment::Prose(_) => after_prose = true,
+                    toolcall_parser::Segment::Call(call) if after_prose => {
+                        let at = &text[call.span.start..];
+                        prop_assert!(
+                            dialect.call_markers().iter().any(|m| at.starts_with(m)),
+                            "{} call at {:?}", dialect, &at[..at.len().min(40)]
+                        );
+                        after_prose = false;
+                    }
+                    _ => after_prose = false,
+                }
             }
         }
     }
