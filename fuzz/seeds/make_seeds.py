@@ -47,6 +47,38 @@ TEXTS = {
                            "  <arguments><a x='&amp;'>1</a><b/><c /></arguments>\n</tool >",
 }
 
+# One reply per dialect (index in `Dialect::ALL`: the control bytes choose it), with prose, two
+# calls (code with `<`, `&` and close tags in a value, a name given twice) and reasoning before.
+QWEN_BODY = ("<function=write_file>\n<parameter=path>\nsrc/a.rs\n</parameter>\n<parameter=content>\n"
+             "fn f() -> Vec<u8> { if a && b { x } }\n</parameter>\n</function>")
+INVOKE = ("<{p}invoke name=\"write_file\">\n<{p}parameter name=\"path\">src/a.rs</{p}parameter>\n"
+          "<{p}parameter name=\"content\">if a < b && c {{ }} </p> x</{p}parameter>\n"
+          "<{p}parameter name=\"path\">again</{p}parameter>\n</{p}invoke>")
+DIALECT_TEXTS = [
+    (0, "tool", CALL),
+    (1, "qwen3-coder", "<think>plan</think>I'll write it.\n<tool_call>\n" + QWEN_BODY + "\n</tool_call>\n"
+        "<tool_call>\n<function=run>\n<parameter=cmd>\nls</parameter>\n</function>\n</tool_call> done"),
+    (2, "seed-oss", "<seed:think>plan</seed:think>Sure.\n<seed:tool_call>\n" + QWEN_BODY + "\n</seed:tool_call>"),
+    (3, "hermes", "<think>x</think>Ok.\n<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": [1, \"</tool_call>\"], "
+        "\"b\": \"x & y\"}}\n</tool_call>\n<tool_call>\n{\"name\": \"g\", \"arguments\": \"{\\\"k\\\": 1}\"}\n</tool_call>"),
+    (4, "glm", "Ok.\n<tool_call>write_file\n<arg_key>path</arg_key>\n<arg_value>a.rs</arg_value>\n"
+        "<arg_key>content</arg_key>\n<arg_value>if a < b && c { } </arg_value> x</arg_value>\n</tool_call>"
+        "<tool_call>get_time</tool_call><tool_call>f<arg_key>a</arg_key><arg_value>[1, 2]</arg_value></tool_call>"),
+    (5, "minimax-m2", "<think>x</think>Ok.\n<minimax:tool_call>\n" + INVOKE.format(p="") + "\n</minimax:tool_call>"),
+    (6, "anthropic", "Ok.\n<function_calls>\n" + INVOKE.format(p="") + "\n</function_calls>"),
+    (7, "deepseek-dsml", "Ok.\n<｜DSML｜function_calls>\n" + INVOKE.format(p="｜DSML｜") + "\n</｜DSML｜function_calls>"),
+    (8, "step3", "Ok.\n<｜tool_calls_begin｜>\n<｜tool_call_begin｜>function<｜tool_sep｜>" + INVOKE.format(p="steptml:")
+        + "<｜tool_call_end｜>\n<｜tool_calls_end｜>"),
+    (9, "kimi-k3", "Ok.<|open|>call tool=\"f\" index=\"1\"<|sep|><|open|>argument key=\"a\" type=\"string\"<|sep|>"
+        "x <|close|>y<|close|>argument<|sep|><|open|>argument key=\"n\" type=\"integer\"<|sep|>3<|close|>argument<|sep|>"
+        "<|close|>call<|sep|> done"),
+    (10, "minimax-m3", "Ok.]<]minimax[>[<tool_call>]<]minimax[>[<invoke name=\"f\">]<]minimax[>[<city>Paris]<]minimax[>[</city>"
+         "]<]minimax[>[<when>]<]minimax[>[<day>Mon]<]minimax[>[</day>]<]minimax[>[</when>]<]minimax[>[</invoke>"
+         "]<]minimax[>[</tool_call> done"),
+    (11, "auto", "Use <tool_call> tags. <tool\t><tool_name>t</tool_name></tool>\n```\n<tool_call>\n"
+         + QWEN_BODY + "\n</tool_call>\n```\n<minimax:tool_call>"),
+]
+
 AMPERSAND = {
     "adr-context": "<tool>\n<server_name>local</server_name>\n<tool_name>search_files</tool_name>\n"
                    "<arguments>\n  <pattern>func.*&&.*return</pattern>  <!-- Unescaped & -->\n"
@@ -97,6 +129,15 @@ def main():
         write("stream_chunking", name, b"\x00\x03\x01\x07\x40" + t)
         write("differential_xml_rs", name, b"\x01" + t)
     write("parse_mixed", "small-limits", b"\x01\xff" + TEXTS["two-calls"].encode())
+    for index, name, text in DIALECT_TEXTS:
+        t = text.encode()
+        cut = t[: len(t) * 2 // 3]
+        write("parse_mixed", "dialect-" + name, bytes([index << 2, 0]) + t)
+        write("stream_chunking", "dialect-" + name, bytes([index << 3, 3, 1, 7, 64]) + t)
+        write("stream_chunking", "dialect-" + name + "-cut", bytes([index << 3 | 1, 2, 3, 5]) + cut)
+        # openai_deltas: the dialect, reasoning on (bit 7) for every other one; 5-byte chunks.
+        write("openai_deltas", "dialect-" + name, bytes([index | (0x80 if index % 2 else 0), 4]) + t)
+        write("openai_deltas", "dialect-" + name + "-cut", bytes([index, 0]) + cut)
     write("stream_chunking", "fenced-small", b"\x03\x01\x05" + TEXTS["fenced"].encode())
     for name, text in AMPERSAND.items():
         write("ampersand_fallback", name, text.encode())
