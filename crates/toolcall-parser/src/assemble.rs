@@ -588,6 +588,32 @@ impl Assembler {
             .saturating_add(1)
     }
 
+    /// How much of a value's run of `n` bytes at absolute offset `pos` (in `w`, which starts at
+    /// `base`) to read: the run stops at the call's limit, at a character boundary, so that
+    /// the call limit and the argument limit are met at the same byte however the input was
+    /// split (a run read whole could cross both, and which one it reported depended on where
+    /// the window ended). Past the cut, the caller's next check finds the call too long.
+    /// `None` when not even the run's first character fits: the call is too long now.
+    pub(crate) fn run_within_call(
+        &self,
+        core: &CallCore,
+        w: &str,
+        base: usize,
+        pos: usize,
+        n: usize,
+    ) -> Option<usize> {
+        let room = self.call_cap(core.start).saturating_sub(pos);
+        if n <= room {
+            return Some(n);
+        }
+        let rel = pos - base;
+        let mut k = room;
+        while k > 0 && !w.is_char_boundary(rel + k) {
+            k -= 1;
+        }
+        (k > 0).then_some(k)
+    }
+
     /// Records a `limit_exceeded` error for a call longer than `max_call_bytes`.
     pub(crate) fn fail_too_long(&mut self, w: &str, base: usize, core: &mut CallCore) {
         let msg = format!(

@@ -1180,3 +1180,64 @@ fn a_call_one_byte_over_the_call_limit_is_never_a_call() {
         }
     }
 }
+
+/// §9.2: a Hermes block whose input ends after a complete JSON object is a call
+/// (`missing_call_closer`) only if what follows can still become `</tool_call>`; any other tag
+/// left open by the end of the input (`</tool_ca1`, found by `parse_mixed` with the new dialect
+/// seeds) is unexpected text, as it is when the tag is closed. In every chunking.
+#[test]
+fn hermes_a_cut_closer_is_only_a_prefix_of_the_closer() {
+    let head = "<tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n";
+    for tail in ["", "<", "</", "</too", "</tool_call"] {
+        let r = parse(&format!("{head}{tail}"), &opts(Dialect::Hermes));
+        assert_eq!(r.calls().len(), 1, "{tail:?}");
+        assert_eq!(repairs(&r), [RepairKind::MissingCallCloser], "{tail:?}");
+    }
+    for tail in ["</tool_ca1", "</x", "<tool", "</tool_call x", "text"] {
+        let r = parse(&format!("{head}{tail}"), &opts(Dialect::Hermes));
+        assert!(r.calls().is_empty(), "{tail:?}");
+        assert_eq!(r.errors()[0].kind, ErrorKind::UnexpectedText, "{tail:?}");
+    }
+}
+
+/// §7 in every raw-text dialect: a value's text is read no further than the call's limit, so
+/// when a value crosses both the argument limit and the call limit, the error names the one
+/// crossed first, in every chunking (a value run read whole reported the argument limit
+/// one-shot and the call limit in small chunks: found by `stream_chunking` with the new dialect
+/// seeds). The limits swept across the value's bytes, each result chunking-invariant.
+#[test]
+fn a_value_crossing_two_limits_reports_the_first_in_every_chunking() {
+    let value = "fn main() { é; }".repeat(4);
+    let mut texts: Vec<(Dialect, String)> = INVOKE_DIALECTS
+        .map(|d| (d, invoke_call(d, &value)))
+        .to_vec();
+    texts.push((
+        Dialect::Qwen3Coder,
+        format!("<tool_call>\n<function=f>\n<parameter=a>\n{value}\n</parameter>\n</function>\n</tool_call>"),
+    ));
+    texts.push((
+        Dialect::Glm,
+        format!("<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>{value}</arg_value>\n</tool_call>"),
+    ));
+    texts.push((
+        Dialect::KimiK3,
+        format!("<|open|>call tool=\"f\"<|sep|><|open|>argument key=\"a\"<|sep|>{value}<|close|>argument<|sep|><|close|>call<|sep|>"),
+    ));
+    texts.push((
+        Dialect::MinimaxM3,
+        format!("]<]minimax[>[<tool_call>]<]minimax[>[<invoke name=\"f\">]<]minimax[>[<a>{value}]<]minimax[>[</a>]<]minimax[>[</invoke>]<]minimax[>[</tool_call>"),
+    ));
+    for (d, text) in texts {
+        let at = text.find(&value).expect("the value");
+        for max_call in (at..at + value.len() + 2).step_by(3) {
+            for max_arg in [8, 30, 1000] {
+                let limits = toolcall_parser::Limits::default()
+                    .with_max_call_bytes(max_call)
+                    .with_max_argument_bytes(max_arg);
+                // `parse` asserts that every chunking gives the one-shot result.
+                let r = parse(&text, &opts(d).with_limits(limits));
+                assert!(r.calls().is_empty(), "{d}: {max_call} {max_arg}");
+            }
+        }
+    }
+}

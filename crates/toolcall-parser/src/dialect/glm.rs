@@ -576,6 +576,13 @@ impl Glm {
             }
             // The hot path: text up to the next close tag, in one piece.
             let plain = value.plain_text(inp, self.pos, &self.finders, false);
+            let Some(plain) = self
+                .asm
+                .run_within_call(&call.core, inp.w, inp.base, self.pos, plain)
+            else {
+                self.asm.fail_too_long(inp.w, inp.base, &mut call.core);
+                return (State::Skip { call }, Flow::Again);
+            };
             let rel = self.pos - inp.base;
             if plain > 0 {
                 if !self

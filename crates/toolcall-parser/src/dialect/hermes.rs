@@ -22,6 +22,7 @@ use memchr::memchr;
 
 const BLOCK: &str = "tool_call";
 const BLOCK_PROBE: &[u8] = b"<tool_call";
+const BLOCK_CLOSER: &[u8] = b"</tool_call>";
 
 /// What a handler tells the dispatcher.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -323,11 +324,13 @@ impl Hermes {
                 // is the closer, cut (the call is read, with the repair, as when nothing
                 // follows the object).
                 match self.lexer.next_raw(w, at, base, false) {
-                    None if is_final => {
+                    // Only what can still become `</tool_call>` is the closer cut: any other
+                    // tag left open at the end (`</tool_ca1`) is unexpected text.
+                    None if is_final && BLOCK_CLOSER.starts_with(&bytes[at..]) => {
                         self.lexer.reset();
                         (base + bytes.len(), true)
                     }
-                    None => {
+                    None if !is_final => {
                         return (
                             State::AfterJson(AfterJson {
                                 core,
@@ -338,7 +341,7 @@ impl Hermes {
                         );
                     }
                     Some((Lexeme::EndTag(BLOCK), n)) => (base + at + n, false),
-                    Some(_) => {
+                    _ => {
                         self.lexer.reset();
                         let msg = "only </tool_call> may follow the call's JSON object".to_owned();
                         self.pos = base + at;

@@ -530,6 +530,13 @@ impl KimiK3 {
                 return (State::Skip { call }, Flow::Again);
             }
             let plain = self.plain_text(inp, &mut param);
+            let Some(plain) = self
+                .asm
+                .run_within_call(&call.core, inp.w, inp.base, self.pos, plain)
+            else {
+                self.asm.fail_too_long(inp.w, inp.base, &mut call.core);
+                return (State::Skip { call }, Flow::Again);
+            };
             if plain > 0 {
                 if !self
                     .asm

@@ -605,8 +605,20 @@ impl MinimaxM3 {
                 Ok(m) => (Some(m), m),
                 Err(upto) => (None, upto),
             };
-            if !self.append_text(inp, &mut call, upto, out) {
+            // The text stops at the call's limit, so that the limits are met at one byte however
+            // the input was split; past the cut, the check above ends the call.
+            let Some(run) =
+                self.asm
+                    .run_within_call(&call.core, inp.w, inp.base, self.pos, upto - self.pos)
+            else {
+                self.asm.fail_too_long(inp.w, inp.base, &mut call.core);
                 return (State::Skip { call }, Flow::Again);
+            };
+            if !self.append_text(inp, &mut call, self.pos + run, out) {
+                return (State::Skip { call }, Flow::Again);
+            }
+            if self.pos < upto {
+                continue;
             }
             let Some(m) = m else {
                 return (State::Element { call }, Flow::Stop);

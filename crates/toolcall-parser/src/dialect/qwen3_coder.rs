@@ -738,6 +738,13 @@ impl Qwen3Coder {
             let rel = self.pos - inp.base;
             // The hot path: text up to the next `<` that can matter, in one piece.
             let plain = self.plain_text(inp, &mut param);
+            let Some(plain) = self
+                .asm
+                .run_within_call(&call.core, inp.w, inp.base, self.pos, plain)
+            else {
+                self.asm.fail_too_long(inp.w, inp.base, &mut call.core);
+                return (State::Skip { call }, Flow::Again);
+            };
             if plain > 0 {
                 if !self
                     .asm
