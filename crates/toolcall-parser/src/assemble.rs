@@ -575,6 +575,31 @@ impl Assembler {
         false
     }
 
+    /// After [`count_argument_bytes`](Self::count_argument_bytes) failed for a run of `n` raw
+    /// bytes at absolute offset `pos` (in `w`, which starts at `base`): the offset just after
+    /// the character in which the argument crossed its limit. How a run was split depends on
+    /// the chunking, the byte that crosses the limit does not: the skip after the error starts
+    /// there, so that every chunking ends the call at the same place.
+    pub(crate) fn argument_limit_crossed(
+        &self,
+        core: &CallCore,
+        w: &str,
+        base: usize,
+        pos: usize,
+        n: usize,
+    ) -> usize {
+        let before = core.argument_bytes.saturating_sub(n);
+        // The run's bytes up to and including the first one past the limit.
+        let k = (self.opts.limits.max_argument_bytes + 1)
+            .saturating_sub(before)
+            .clamp(1, n);
+        let mut end = pos - base + k;
+        while !w.is_char_boundary(end) {
+            end += 1;
+        }
+        base + end
+    }
+
     /// Whether the call has run past `max_call_bytes` at absolute offset `pos`.
     pub(crate) fn call_too_long(&self, core: &CallCore, pos: usize) -> bool {
         pos - core.start > self.opts.limits.max_call_bytes

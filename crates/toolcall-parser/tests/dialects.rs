@@ -1241,3 +1241,51 @@ fn a_value_crossing_two_limits_reports_the_first_in_every_chunking() {
         }
     }
 }
+
+/// §7: after a value crosses `max_argument_bytes`, the call is skipped from the end of the text
+/// read into the value, whether that text came in one run or in many: a run that crossed the
+/// limit one-shot was read again by the skip, which then took a `<tool_call>` after it for a new
+/// call, while streamed in two pieces it was the value's text (found by `stream_chunking` with
+/// the new dialect seeds). Every cut into two pieces, every small chunking, the limit swept.
+#[test]
+fn a_skip_after_the_argument_limit_starts_where_the_value_text_ended() {
+    let texts = [
+        (
+            Dialect::Glm,
+            "<tool_call>write_file\n<arg_key>path</arg_key>\n<arg_value>a.rs</aol_cal\u{e}l><tool_call>",
+        ),
+        (
+            Dialect::Qwen3Coder,
+            "<tool_call>\n<function=f>\n<parameter=a>\na.rs</aol_cal l><tool_call>",
+        ),
+        (
+            Dialect::MinimaxM2,
+            "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"a\">a.rs</aol_cal l><minimax:tool_call>",
+        ),
+        (
+            Dialect::KimiK3,
+            "<|open|>call tool=\"f\"<|sep|><|open|>argument key=\"a\"<|sep|>a.rs</aol_cal l><|open|>call",
+        ),
+    ];
+    for (d, text) in texts {
+        for max_arg in 2..30 {
+            let o = opts(d)
+                .with_limits(toolcall_parser::Limits::default().with_max_argument_bytes(max_arg));
+            let whole = parse(text, &o);
+            for cut in 1..text.len() {
+                if !text.is_char_boundary(cut) {
+                    continue;
+                }
+                let mut p = StreamParser::with_options(o.clone());
+                let mut events = p.feed(&text[..cut]);
+                events.extend(p.feed(&text[cut..]));
+                events.extend(p.finish());
+                assert_eq!(
+                    ParseResult::from_events(events),
+                    whole,
+                    "{d} {max_arg} cut at {cut}"
+                );
+            }
+        }
+    }
+}

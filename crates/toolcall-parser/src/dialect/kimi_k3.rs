@@ -542,6 +542,11 @@ impl KimiK3 {
                     .asm
                     .count_argument_bytes(inp.w, inp.base, &mut call.core, plain, self.pos)
                 {
+                    // The skip goes on after the byte that crossed the limit, wherever the
+                    // run was cut.
+                    self.pos = self
+                        .asm
+                        .argument_limit_crossed(&call.core, inp.w, inp.base, self.pos, plain);
                     return (State::Skip { call }, Flow::Again);
                 }
                 let rel = self.pos - inp.base;

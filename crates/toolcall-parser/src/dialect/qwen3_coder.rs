@@ -750,6 +750,11 @@ impl Qwen3Coder {
                     .asm
                     .count_argument_bytes(inp.w, inp.base, &mut call.core, plain, self.pos)
                 {
+                    // The skip goes on after the byte that crossed the limit, wherever the
+                    // run was cut.
+                    self.pos = self
+                        .asm
+                        .argument_limit_crossed(&call.core, inp.w, inp.base, self.pos, plain);
                     return (State::Skip { call }, Flow::Again);
                 }
                 param.text.push_str(&inp.w[rel..rel + plain]);
