@@ -1289,3 +1289,25 @@ fn a_skip_after_the_argument_limit_starts_where_the_value_text_ended() {
         }
     }
 }
+
+/// §7, GLM: a key's text is read no further than the call's limit either: a long key whose
+/// misspelt close lies past the limit is the call running too long in every chunking (one-shot
+/// reported the misspelt close, past the limit; found by `stream_chunking`).
+#[test]
+fn glm_a_long_key_runs_into_the_call_limit_in_every_chunking() {
+    let key = "p".repeat(60);
+    let text =
+        format!("<tool_call>f\n<arg_key>{key}</arg_kex>\n<arg_value>1</arg_value>\n</tool_call>");
+    let close = text.find("</arg_kex>").expect("the close");
+    for max_call in close - 20..close + 4 {
+        let o = opts(Dialect::Glm)
+            .with_limits(toolcall_parser::Limits::default().with_max_call_bytes(max_call));
+        let r = parse(&text, &o);
+        let kind = r.errors()[0].kind;
+        if max_call < close {
+            assert_eq!(kind, ErrorKind::LimitExceeded, "{max_call}");
+        } else {
+            assert_eq!(kind, ErrorKind::UnexpectedElement, "{max_call}");
+        }
+    }
+}

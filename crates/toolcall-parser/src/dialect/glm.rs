@@ -452,6 +452,12 @@ impl Glm {
             self.pos = inp.end();
             return wait(call, inp.end());
         };
+        // The key's text runs to `lt`: past the call's limit, the call is too long, as it is
+        // when a window ends there with no `<` yet.
+        if self.asm.call_too_long(&call.core, lt) {
+            self.asm.fail_too_long(inp.w, inp.base, &mut call.core);
+            return (State::Skip { call }, Flow::Again);
+        }
         let Some((lexeme, n)) = self.lexer.next_raw(inp.w, lt - inp.base, inp.base, false) else {
             self.pos = lt;
             return wait(call, lt);
