@@ -512,6 +512,13 @@ impl Assembler {
         if core.error.is_some() {
             return;
         }
+        // Nothing past the call's limit is read as the call's: an error found there (by a
+        // grammar that read a whole lexeme across the limit) is the call running too long,
+        // as it is when the input arrives in pieces that end at the limit (docs/FORMAT.md §7).
+        if kind != ErrorKind::LimitExceeded && self.call_too_long(core, at) {
+            self.fail_too_long(w, base, core);
+            return;
+        }
         let p = self.locator.locate(w, base, at);
         core.snippet_at = Some(at);
         let mut e = ParseError::new(kind, message, p)

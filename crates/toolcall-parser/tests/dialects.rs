@@ -1311,3 +1311,56 @@ fn glm_a_long_key_runs_into_the_call_limit_in_every_chunking() {
         }
     }
 }
+
+/// §7 in every dialect: nothing past a call's `max_call_bytes` is read as the call's, so an
+/// error found past the limit (a grammar read a whole tag across it) is the call running too
+/// long, in every chunking (one-shot reported the later error; found by `stream_chunking`).
+/// Every dialect's sample, whole and with junk markup inside, at every limit up to its length.
+#[test]
+fn every_limit_on_a_call_gives_one_result_in_every_chunking() {
+    let mut texts = samples();
+    let broken: Vec<(Dialect, String)> = samples()
+        .into_iter()
+        .map(|(d, call)| {
+            let mut at = call.len() * 3 / 4;
+            while !call.is_char_boundary(at) {
+                at += 1;
+            }
+            (d, format!("{}<bogus x>{}", &call[..at], &call[at..]))
+        })
+        .collect();
+    texts.extend(broken);
+    // A long tool name: a whole tag (or name) crosses the limit, and junk follows it.
+    let long = "f".repeat(40);
+    let named: Vec<(Dialect, String)> = samples()
+        .into_iter()
+        .map(|(d, call)| {
+            let call = [">f<", "=f>", "\"f\"", ">f\n"]
+                .iter()
+                .fold(call, |c, p| c.replacen(p, &p.replace('f', &long), 1));
+            // Junk right after the tag (or line) that holds the name: an error in the call's
+            // structure, which a small limit puts past the limit.
+            let name_end = call.find(&long).expect("the name") + long.len();
+            let after = name_end + call[name_end..].find(['>', '\n']).map_or(0, |i| i + 1);
+            (d, format!("{}<bogus x>{}", &call[..after], &call[after..]))
+        })
+        .collect();
+    assert!(named.iter().all(|(_, c)| c.contains(&long)), "{named:?}");
+    texts.extend(named);
+    for (d, call) in texts {
+        let text = format!("Sure. {call} Done.");
+        let span = parse(&text, &opts(d)).calls().first().map(|c| c.span.len());
+        for max_call in 1..call.len() + 2 {
+            let limits = toolcall_parser::Limits::default().with_max_call_bytes(max_call);
+            // `parse` asserts that every chunking gives the one-shot result.
+            let r = parse(&text, &opts(d).with_limits(limits));
+            if let Some(span) = span {
+                assert_eq!(
+                    r.calls().len(),
+                    usize::from(max_call >= span),
+                    "{d} {max_call}"
+                );
+            }
+        }
+    }
+}

@@ -506,3 +506,42 @@ fn blanks_after_a_legacy_object_run_into_the_call_limit_alike_in_every_chunking(
         }
     }
 }
+
+/// `stream_chunking` (Anthropic, small limits, with the new dialect seeds): a long
+/// `<invoke name="…">` tag read whole across `max_call_bytes`, then an element error past the
+/// limit: one-shot reported that error, streamed in pieces of 3 and 5 bytes the call running too
+/// long. An error found past a call's limit is now the limit's, in every dialect
+/// (`Assembler::error`). The input as found.
+#[test]
+fn an_error_past_the_call_limit_is_the_limit() {
+    let text = "Ok.\n<function_calls>\n<invoke name=\"write_filOOOOOOOOOOOONOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOe\">\n<paramEter name=\"path\">src/\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}a.rs<\u{fffd}parameter<function=er\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}on=er\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}> x</para";
+    let opts = ParseOptions::new()
+        .with_dialect(toolcall_parser::Dialect::Anthropic)
+        .with_limits(
+            toolcall_parser::Limits::default()
+                .with_max_input_bytes(350)
+                .with_max_calls(2)
+                .with_max_depth(4)
+                .with_max_call_bytes(120)
+                .with_max_argument_bytes(24)
+                .with_max_elements(6)
+                .with_max_input_elements(10),
+        );
+    let whole = assert_chunking_invariant(text, &opts);
+    let mut p = toolcall_parser::StreamParser::with_options(opts.clone());
+    let (mut events, mut at, mut i) = (Vec::new(), 0, 0);
+    while at < text.len() {
+        let mut end = (at + [3, 5][i % 2]).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        events.extend(p.feed(&text[at..end]));
+        (at, i) = (end, i + 1);
+    }
+    events.extend(p.finish());
+    assert_eq!(toolcall_parser::ParseResult::from_events(events), whole);
+    assert_eq!(
+        whole.errors()[0].limit,
+        Some(toolcall_parser::Limit::MaxCallBytes)
+    );
+}
