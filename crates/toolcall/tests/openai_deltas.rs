@@ -223,6 +223,7 @@ proptest! {
         numbers in prop::collection::vec(-1000i64..1000, 0..3),
         cuts in prop::collection::vec(any::<usize>(), 0..10),
         typed in any::<bool>(),
+        repeat in any::<bool>(),
     ) {
         let mut qwen = String::from("Sure.\n<tool_call>\n<function=f>\n");
         let mut xml = String::from("<tool><tool_name>f</tool_name><arguments>");
@@ -242,6 +243,13 @@ proptest! {
             minimax.push_str(&format!("<parameter name=\"n{i}\">{n}</parameter>\n"));
             xml.push_str(&format!("<n{i}>{n}</n{i}>"));
             props.insert(format!("n{i}"), serde_json::json!({"type": "integer"}));
+        }
+        // A name given twice: the first value stands, and the fragments stay true.
+        if repeat && !values.is_empty() {
+            let v = "again";
+            glm.push_str(&format!("<arg_key>s0</arg_key>\n<arg_value>{v}</arg_value>\n"));
+            minimax.push_str(&format!("<parameter name=\"s0\">{v}</parameter>\n"));
+            qwen.push_str(&format!("<parameter=s0>\n{v}\n</parameter>\n"));
         }
         qwen.push_str("</function>\n</tool_call>\nDone.");
         xml.push_str("</arguments></tool>");
