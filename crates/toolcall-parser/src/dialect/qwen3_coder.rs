@@ -193,6 +193,11 @@ pub(crate) struct Qwen3Coder {
 impl Grammar for Qwen3Coder {
     fn run(&mut self, w: &str, base: usize, is_final: bool, out: &mut Vec<StreamEvent>) -> usize {
         let inp = Input { w, base, is_final };
+        // A streamed token of a value: appended before anything else.
+        if !is_final && self.plain_tail(inp) {
+            self.flush_delta(out);
+            return self.keep_from();
+        }
         loop {
             let (next, flow) = match std::mem::take(&mut self.state) {
                 State::Prose => self.prose(inp, out),
@@ -821,6 +826,38 @@ impl Qwen3Coder {
             param.text.push_str(text);
             self.pos = abs + n;
         }
+    }
+
+    /// The per-feed fast path: when all that is left of the window is text of an open value
+    /// holding no `<`, as a streamed token inside a value usually is, appends it and reads it
+    /// all; `false`, having done nothing, when the general path must decide. It does what
+    /// [`value`](Self::value) does with such text, without its scans (the ones it skips resume
+    /// where they stopped, so each byte is still scanned a bounded number of times); the
+    /// chunking properties and the `stream_chunking` fuzz target hold the two to the same
+    /// result. Not at the end of the input, and not where a limit could be reached.
+    fn plain_tail(&mut self, inp: Input<'_>) -> bool {
+        let Qwen3Coder {
+            state, asm, pos, ..
+        } = self;
+        let State::Value { call, param } = state else {
+            return false;
+        };
+        let rest = inp.from(*pos);
+        if rest.is_empty()
+            || !param.started
+            || asm.call_too_long(&call.core, inp.end())
+            || call.core.argument_bytes.saturating_add(rest.len())
+                > asm.opts.limits.max_argument_bytes
+            || memchr::memchr(b'<', rest).is_some()
+        {
+            return false;
+        }
+        crate::work::add(rest.len());
+        let counted = asm.count_argument_bytes(inp.w, inp.base, &mut call.core, rest.len(), *pos);
+        debug_assert!(counted, "checked above: the argument stays within its limit");
+        param.text.push_str(&inp.w[*pos - inp.base..]);
+        *pos = inp.end();
+        true
     }
 
     /// How many bytes from `pos` are plain text of the value: everything before the next `<`
