@@ -854,7 +854,10 @@ impl Qwen3Coder {
         }
         crate::work::add(rest.len());
         let counted = asm.count_argument_bytes(inp.w, inp.base, &mut call.core, rest.len(), *pos);
-        debug_assert!(counted, "checked above: the argument stays within its limit");
+        debug_assert!(
+            counted,
+            "checked above: the argument stays within its limit"
+        );
         param.text.push_str(&inp.w[*pos - inp.base..]);
         *pos = inp.end();
         true
