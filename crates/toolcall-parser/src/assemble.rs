@@ -669,6 +669,11 @@ impl Assembler {
         if core.error.is_some() {
             return;
         }
+        // Another limit met past the call's limit: the call's limit came first (see `error`).
+        if limit != Limit::MaxCallBytes && self.call_too_long(core, at) {
+            self.fail_too_long(w, base, core);
+            return;
+        }
         self.error(w, base, core, ErrorKind::LimitExceeded, message, at);
         if let Some(e) = core.error.as_mut() {
             e.limit = Some(limit);

@@ -23,6 +23,26 @@ fn parse(text: &str, opts: &ParseOptions) -> ParseResult {
             "chunks of {n}: {text:?}"
         );
     }
+    // Chunks of changing sizes too (the fuzzers' favourite: 3, 5, 3, 5, …), which end at other
+    // offsets than any one size does.
+    for sizes in [[3, 5], [7, 2]] {
+        let mut p = StreamParser::with_options(opts.clone());
+        let (mut events, mut at, mut i) = (Vec::new(), 0, 0);
+        while at < text.len() {
+            let mut end = (at + sizes[i % 2]).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            events.extend(p.feed(&text[at..end]));
+            (at, i) = (end, i + 1);
+        }
+        events.extend(p.finish());
+        assert_eq!(
+            ParseResult::from_events(events),
+            whole,
+            "chunks of {sizes:?}: {text:?}"
+        );
+    }
     whole
 }
 
@@ -1313,9 +1333,11 @@ fn glm_a_long_key_runs_into_the_call_limit_in_every_chunking() {
 }
 
 /// §7 in every dialect: nothing past a call's `max_call_bytes` is read as the call's, so an
-/// error found past the limit (a grammar read a whole tag across it) is the call running too
-/// long, in every chunking (one-shot reported the later error; found by `stream_chunking`).
-/// Every dialect's sample, whole and with junk markup inside, at every limit up to its length.
+/// error found past the limit (a grammar read a whole tag across it), or another limit met past
+/// it, is the call running too long, in every chunking (one-shot reported the later error;
+/// found by `stream_chunking`). Every dialect's sample, whole, with junk markup inside and with
+/// a long name, at every call limit up to its length, alone and with a small depth or element
+/// limit.
 #[test]
 fn every_limit_on_a_call_gives_one_result_in_every_chunking() {
     let mut texts = samples();
@@ -1353,13 +1375,20 @@ fn every_limit_on_a_call_gives_one_result_in_every_chunking() {
         for max_call in 1..call.len() + 2 {
             let limits = toolcall_parser::Limits::default().with_max_call_bytes(max_call);
             // `parse` asserts that every chunking gives the one-shot result.
-            let r = parse(&text, &opts(d).with_limits(limits));
+            let r = parse(&text, &opts(d).with_limits(limits.clone()));
             if let Some(span) = span {
                 assert_eq!(
                     r.calls().len(),
                     usize::from(max_call >= span),
                     "{d} {max_call}"
                 );
+            }
+            // With another limit met too (depth, elements): one result in every chunking.
+            for other in [
+                limits.clone().with_max_depth(2),
+                limits.with_max_elements(1),
+            ] {
+                parse(&text, &opts(d).with_limits(other));
             }
         }
     }
