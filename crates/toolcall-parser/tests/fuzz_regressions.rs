@@ -583,3 +583,67 @@ fn another_limit_past_the_call_limit_is_the_call_limit() {
         Some(toolcall_parser::Limit::MaxCallBytes)
     );
 }
+
+/// KNOWN, NOT FIXED (the last soak of the session, `fuzz/SOAK.md`): the `<tool>` grammar (as
+/// found, through `auto`; `tool` alone fails alike), the fuzz target's small limits, raw bytes
+/// fed one at a time: the `max_calls` error is placed at another `<tool` (byte 318 against 425) and the prose after it differs. Kept as found so that
+/// the next session starts from it; run with `cargo test -- --ignored`.
+#[test]
+#[ignore = "known chunking difference under tiny limits, found by the last soak; not fixed yet"]
+fn auto_small_limits_the_call_limit_error_is_placed_alike_in_every_chunking() {
+    let bytes: &[u8] = b";'>1\x01\x07@<too=l``@<x='&amp;'>1\x01\x07@@<tool a=\"2\">\n  <!--\x9c\x9c\x9c\x9c,\x9c\x9c\x9c\x9c\x9col_name >t<` a=\"\x00\x00\x00a  \xb4!-- cs><a x='&nf\xfc\xff\xff\xff@<tomp;>1\x01\x07@<too=l``@<x='&amp;``@<x='&amp;'>1\x01\x07@@<tool a=\"2\">\n  <!--\x9c\x9c\x9c\x9c,\x9c\x9c\x9c\x9c\x9col_name >t<` a=\"\x00\x00\x00a  \xb4!-- cs><a x='&nf\xfc\xff\xff\xff@<tomp;>1\x01\x07@<too=l``@<x='&amp;'>1\x01\x07@@<tool a=\"2\">\n@<too=l``@too'>1\x01\x07@@<tool a=\"2\">\n@<too=l``@too\x9c\x9c\x9c\x9c\x9c\x9c\x9c\x9c\x9c\x9c\x9c c --><too=l``@<tool a=\"2\"><ol";
+    let opts = ParseOptions::new()
+        .with_dialect(toolcall_parser::Dialect::Auto)
+        .with_ignore_fenced_calls(false)
+        .with_limits(
+            toolcall_parser::Limits::default()
+                .with_max_input_bytes(450)
+                .with_max_calls(2)
+                .with_max_depth(4)
+                .with_max_call_bytes(120)
+                .with_max_argument_bytes(24)
+                .with_max_elements(6)
+                .with_max_input_elements(10),
+        );
+    let text = String::from_utf8_lossy(bytes);
+    let whole = toolcall_parser::parse_with(&text, &opts);
+    let mut p = toolcall_parser::StreamParser::with_options(opts);
+    let mut events = Vec::new();
+    for b in bytes.chunks(1) {
+        events.extend(p.feed_bytes(b));
+    }
+    events.extend(p.finish());
+    assert_eq!(toolcall_parser::ParseResult::from_events(events), whole);
+}
+
+/// KNOWN, NOT FIXED (the last soak of the session, `fuzz/SOAK.md`): the `<tool>` grammar (as
+/// found, through `auto`; `tool` alone fails alike), the fuzz target's small limits, raw bytes
+/// fed one at a time: the second call reports `max_argument_bytes` when fed byte by byte and `max_input_elements` one-shot. Kept as found so that
+/// the next session starts from it; run with `cargo test -- --ignored`.
+#[test]
+#[ignore = "known chunking difference under tiny limits, found by the last soak; not fixed yet"]
+fn auto_small_limits_the_second_call_meets_the_same_limit_in_every_chunking() {
+    let bytes: &[u8] = b"\x03\x01\x07@<tool><tool_name>w</tool_name><arguments><content><![CDATA[43]]></n><s>TTTTTTTTTTTTTTimax<<![CDATA[a]]]]><![CDAA\x00x[T\x00\x00></ame\x01\x07@<tool><tool_name>w</tool_name><arguments><content><![CDATA[43]]></n><s>TTTTTTTTTTTTTTimax<<![CDATA[a]]]]><![CDAA\x00x[T\x00\x00></ame><arguments><content><![CDATA[43]]></n><s>TTTTTTTTTTTTTTimax<\x00></s></&& b < c) umentsl\x97lb\x01\x00\x00\x00\x00\x00\x00\x04\x9cme!>t</toa<function=me >\xf6ame >\xf6\xe2 </toa<function=me >><content><![CDATA[43]]></n><s><![CDATA[a]]]]><![Cs></&& b < c) uments><content><![CDATA[43]]></n><s><![CD><arguments><content><![CDATA[43]]></n><s>TTTTTTTTTTTTTTimax<\x00></s></&& b < c) uments><content><![CDATA[43]]></n><s><![CDATA[a]]]]><![Cs></&& b < c\xf6\xe2) umen ";
+    let opts = ParseOptions::new()
+        .with_dialect(toolcall_parser::Dialect::Auto)
+        .with_ignore_fenced_calls(true)
+        .with_limits(
+            toolcall_parser::Limits::default()
+                .with_max_input_bytes(450)
+                .with_max_calls(2)
+                .with_max_depth(4)
+                .with_max_call_bytes(120)
+                .with_max_argument_bytes(24)
+                .with_max_elements(6)
+                .with_max_input_elements(10),
+        );
+    let text = String::from_utf8_lossy(bytes);
+    let whole = toolcall_parser::parse_with(&text, &opts);
+    let mut p = toolcall_parser::StreamParser::with_options(opts);
+    let mut events = Vec::new();
+    for b in bytes.chunks(1) {
+        events.extend(p.feed_bytes(b));
+    }
+    events.extend(p.finish());
+    assert_eq!(toolcall_parser::ParseResult::from_events(events), whole);
+}
