@@ -582,12 +582,36 @@ impl Assembler {
         false
     }
 
+    /// Reads a value's run of `n` bytes of plain text at absolute offset `pos` (in `w`, which
+    /// starts at `base`), as every raw-text grammar does: the run is cut at the call's limit and
+    /// counted against the argument's, so that both limits are met at the same byte however the
+    /// input was split. `Ok(k)`: append the run's first `k` bytes. `Err(resume)`: the call failed
+    /// on a limit, and its skip starts at `resume` (just after the character that crossed the
+    /// argument's limit, or at `pos` when the call's limit came first).
+    pub(crate) fn value_run(
+        &mut self,
+        w: &str,
+        base: usize,
+        core: &mut CallCore,
+        pos: usize,
+        n: usize,
+    ) -> Result<usize, usize> {
+        let Some(k) = self.run_within_call(core, w, base, pos, n) else {
+            self.fail_too_long(w, base, core);
+            return Err(pos);
+        };
+        if k > 0 && !self.count_argument_bytes(w, base, core, k, pos) {
+            return Err(self.argument_limit_crossed(core, w, base, pos, k));
+        }
+        Ok(k)
+    }
+
     /// After [`count_argument_bytes`](Self::count_argument_bytes) failed for a run of `n` raw
     /// bytes at absolute offset `pos` (in `w`, which starts at `base`): the offset just after
     /// the character in which the argument crossed its limit. How a run was split depends on
     /// the chunking, the byte that crosses the limit does not: the skip after the error starts
     /// there, so that every chunking ends the call at the same place.
-    pub(crate) fn argument_limit_crossed(
+    fn argument_limit_crossed(
         &self,
         core: &CallCore,
         w: &str,

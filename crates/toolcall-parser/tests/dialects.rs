@@ -26,19 +26,8 @@ fn parse(text: &str, opts: &ParseOptions) -> ParseResult {
     // Chunks of changing sizes too (the fuzzers' favourite: 3, 5, 3, 5, …), which end at other
     // offsets than any one size does.
     for sizes in [[3, 5], [7, 2]] {
-        let mut p = StreamParser::with_options(opts.clone());
-        let (mut events, mut at, mut i) = (Vec::new(), 0, 0);
-        while at < text.len() {
-            let mut end = (at + sizes[i % 2]).min(text.len());
-            while !text.is_char_boundary(end) {
-                end += 1;
-            }
-            events.extend(p.feed(&text[at..end]));
-            (at, i) = (end, i + 1);
-        }
-        events.extend(p.finish());
         assert_eq!(
-            ParseResult::from_events(events),
+            common::parse_alternating(text, opts, sizes),
             whole,
             "chunks of {sizes:?}: {text:?}"
         );

@@ -528,18 +528,7 @@ fn an_error_past_the_call_limit_is_the_limit() {
                 .with_max_input_elements(10),
         );
     let whole = assert_chunking_invariant(text, &opts);
-    let mut p = toolcall_parser::StreamParser::with_options(opts.clone());
-    let (mut events, mut at, mut i) = (Vec::new(), 0, 0);
-    while at < text.len() {
-        let mut end = (at + [3, 5][i % 2]).min(text.len());
-        while !text.is_char_boundary(end) {
-            end += 1;
-        }
-        events.extend(p.feed(&text[at..end]));
-        (at, i) = (end, i + 1);
-    }
-    events.extend(p.finish());
-    assert_eq!(toolcall_parser::ParseResult::from_events(events), whole);
+    assert_eq!(common::parse_alternating(text, &opts, [3, 5]), whole);
     assert_eq!(
         whole.errors()[0].limit,
         Some(toolcall_parser::Limit::MaxCallBytes)
@@ -555,29 +544,9 @@ fn another_limit_past_the_call_limit_is_the_call_limit() {
     let text = "Ok.]<]minimax[>[<tool_call>]<]minimax[>[<invoke name=\"f\">]<]minimax[>[<c]minimax[>[<invoke name=\"f\">]<]minimax[>[<city>Paris]<]minimax[>[<\u{0}\u{0}\u{11}\u{0}y>]<]\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}&\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}mmn\u{fffd}\u{fffd}a.x[>[<when>]<]minimax[>[<day>Mon]<]minimax[>[";
     let opts = ParseOptions::new()
         .with_dialect(toolcall_parser::Dialect::MinimaxM3)
-        .with_limits(
-            toolcall_parser::Limits::default()
-                .with_max_input_bytes(450)
-                .with_max_calls(2)
-                .with_max_depth(4)
-                .with_max_call_bytes(120)
-                .with_max_argument_bytes(24)
-                .with_max_elements(6)
-                .with_max_input_elements(10),
-        );
+        .with_limits(common::fuzz_small_limits());
     let whole = assert_chunking_invariant(text, &opts);
-    let mut p = toolcall_parser::StreamParser::with_options(opts.clone());
-    let (mut events, mut at, mut i) = (Vec::new(), 0, 0);
-    while at < text.len() {
-        let mut end = (at + [3, 5][i % 2]).min(text.len());
-        while !text.is_char_boundary(end) {
-            end += 1;
-        }
-        events.extend(p.feed(&text[at..end]));
-        (at, i) = (end, i + 1);
-    }
-    events.extend(p.finish());
-    assert_eq!(toolcall_parser::ParseResult::from_events(events), whole);
+    assert_eq!(common::parse_alternating(text, &opts, [3, 5]), whole);
     assert_eq!(
         whole.errors()[0].limit,
         Some(toolcall_parser::Limit::MaxCallBytes)
@@ -595,16 +564,7 @@ fn auto_small_limits_the_call_limit_error_is_placed_alike_in_every_chunking() {
     let opts = ParseOptions::new()
         .with_dialect(toolcall_parser::Dialect::Auto)
         .with_ignore_fenced_calls(false)
-        .with_limits(
-            toolcall_parser::Limits::default()
-                .with_max_input_bytes(450)
-                .with_max_calls(2)
-                .with_max_depth(4)
-                .with_max_call_bytes(120)
-                .with_max_argument_bytes(24)
-                .with_max_elements(6)
-                .with_max_input_elements(10),
-        );
+        .with_limits(common::fuzz_small_limits());
     let text = String::from_utf8_lossy(bytes);
     let whole = toolcall_parser::parse_with(&text, &opts);
     let mut p = toolcall_parser::StreamParser::with_options(opts);
@@ -627,16 +587,7 @@ fn auto_small_limits_the_second_call_meets_the_same_limit_in_every_chunking() {
     let opts = ParseOptions::new()
         .with_dialect(toolcall_parser::Dialect::Auto)
         .with_ignore_fenced_calls(true)
-        .with_limits(
-            toolcall_parser::Limits::default()
-                .with_max_input_bytes(450)
-                .with_max_calls(2)
-                .with_max_depth(4)
-                .with_max_call_bytes(120)
-                .with_max_argument_bytes(24)
-                .with_max_elements(6)
-                .with_max_input_elements(10),
-        );
+        .with_limits(common::fuzz_small_limits());
     let text = String::from_utf8_lossy(bytes);
     let whole = toolcall_parser::parse_with(&text, &opts);
     let mut p = toolcall_parser::StreamParser::with_options(opts);

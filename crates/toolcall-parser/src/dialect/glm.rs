@@ -582,26 +582,18 @@ impl Glm {
             }
             // The hot path: text up to the next close tag, in one piece.
             let plain = value.plain_text(inp, self.pos, &self.finders, false);
-            let Some(plain) = self
+            let plain = match self
                 .asm
-                .run_within_call(&call.core, inp.w, inp.base, self.pos, plain)
-            else {
-                self.asm.fail_too_long(inp.w, inp.base, &mut call.core);
-                return (State::Skip { call }, Flow::Again);
+                .value_run(inp.w, inp.base, &mut call.core, self.pos, plain)
+            {
+                Ok(plain) => plain,
+                Err(resume) => {
+                    self.pos = resume;
+                    return (State::Skip { call }, Flow::Again);
+                }
             };
             let rel = self.pos - inp.base;
             if plain > 0 {
-                if !self
-                    .asm
-                    .count_argument_bytes(inp.w, inp.base, &mut call.core, plain, self.pos)
-                {
-                    // The skip goes on after the byte that crossed the limit, wherever the
-                    // run was cut.
-                    self.pos = self
-                        .asm
-                        .argument_limit_crossed(&call.core, inp.w, inp.base, self.pos, plain);
-                    return (State::Skip { call }, Flow::Again);
-                }
                 value.text.push_str(&inp.w[rel..rel + plain]);
                 self.pos += plain;
                 continue;

@@ -19,6 +19,40 @@ pub(crate) fn stream_events(text: &str, options: &ParseOptions, n: usize) -> Vec
     events
 }
 
+/// Streams `text` in chunks whose sizes alternate between `sizes[0]` and `sizes[1]` (at
+/// character boundaries), as the fuzzers like to, and folds the events.
+pub(crate) fn parse_alternating(
+    text: &str,
+    options: &ParseOptions,
+    sizes: [usize; 2],
+) -> ParseResult {
+    let mut p = StreamParser::with_options(options.clone());
+    let (mut events, mut at, mut i) = (Vec::new(), 0, 0);
+    while at < text.len() {
+        let mut end = (at + sizes[i % 2]).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        events.extend(p.feed(&text[at..end]));
+        (at, i) = (end, i + 1);
+    }
+    events.extend(p.finish());
+    ParseResult::from_events(events)
+}
+
+/// The `stream_chunking` fuzz target's small limits (control byte with the limits bit, input
+/// 450 bytes), for the inputs it found.
+pub(crate) fn fuzz_small_limits() -> toolcall_parser::Limits {
+    toolcall_parser::Limits::default()
+        .with_max_input_bytes(450)
+        .with_max_calls(2)
+        .with_max_depth(4)
+        .with_max_call_bytes(120)
+        .with_max_argument_bytes(24)
+        .with_max_elements(6)
+        .with_max_input_elements(10)
+}
+
 /// Asserts that streaming `text` in every chunk size up to 17, and in a few larger ones, gives
 /// exactly the one-shot result.
 pub(crate) fn assert_chunking_invariant(text: &str, options: &ParseOptions) -> ParseResult {

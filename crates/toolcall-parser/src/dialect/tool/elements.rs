@@ -138,7 +138,6 @@ impl ToolXml {
         let rest = &w[rel..];
         if rest.is_empty()
             || !call.at_top_level_argument()
-            || base + w.len() > self.asm.call_cap(call.core.start)
             || self.asm.call_too_long(&call.core, base + w.len())
             || call.core.argument_bytes.saturating_add(rest.len())
                 > self.asm.opts.limits.max_argument_bytes
