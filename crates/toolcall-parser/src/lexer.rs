@@ -126,7 +126,11 @@ impl Seek {
         let n = needle.needle().len();
         let mut start = p;
         match self.found {
-            Found::At(at) if self.from <= p && at >= p => return (at < limit).then_some(at),
+            // Found in a longer window than this one (the grammar may cap a window at a call's
+            // limit after an uncapped one read further): this window does not hold it.
+            Found::At(at) if self.from <= p && at >= p => {
+                return (at < limit && at + n <= base + bytes.len()).then_some(at);
+            }
             Found::NoneBefore(to) if self.from <= p && p <= to => start = to,
             _ => self.from = p,
         }

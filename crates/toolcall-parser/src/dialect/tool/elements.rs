@@ -13,6 +13,17 @@ use xml_fallback::reference::RefMatch;
 use xml_fallback::text::is_blank;
 use xml_fallback::tree::{Attribute, Node};
 
+/// Returns `Some(flow)` from a handler when the step it took stopped the call (a limit was
+/// crossed: the mode is `Skip`). Every handler of the XML form reports a change of mode so,
+/// never by `None` (which means: go on lexing in this mode).
+macro_rules! stop_if {
+    ($step:expr) => {
+        if let Some(flow) = $step {
+            return Some(flow);
+        }
+    };
+}
+
 impl ToolXml {
     pub(super) fn xml(
         &mut self,
@@ -100,6 +111,10 @@ impl ToolXml {
             if let Some(flow) = flow {
                 break flow;
             }
+            debug_assert!(
+                matches!(self.mode, Mode::Xml),
+                "a handler changed the mode and said to go on lexing"
+            );
         };
         self.put_back(call);
         flow
@@ -255,12 +270,8 @@ impl ToolXml {
         self.bare_scratch = bare;
         let at = self.pos;
         self.pos += n;
-        if is_value
-            && self
-                .count_argument_bytes(w, base, call, appended, at)
-                .is_none()
-        {
-            return Some(Flow::Again);
+        if is_value {
+            return self.count_argument_bytes(w, base, call, appended, at);
         }
         None
     }
@@ -281,7 +292,7 @@ impl ToolXml {
         match lexeme {
             Lexeme::Text(t) => {
                 if in_value {
-                    self.append_text(w, base, call, t, at, out)?;
+                    stop_if!(self.append_text(w, base, call, t, at, out));
                 } else if let Some(i) = t.bytes().position(|b| !b" \t\n\r".contains(&b)) {
                     // At the first non-blank character: where the lexeme starts depends on chunks.
                     return self.unexpected_text(w, base, call, at + i);
@@ -289,7 +300,7 @@ impl ToolXml {
             }
             Lexeme::Newline => {
                 if in_value {
-                    self.append_text(w, base, call, "\n", at, out)?;
+                    stop_if!(self.append_text(w, base, call, "\n", at, out));
                 }
             }
             Lexeme::Char(c) => {
@@ -298,14 +309,14 @@ impl ToolXml {
                 }
                 call.top().refs = true;
                 let mut buf = [0u8; 4];
-                self.append_text(w, base, call, c.encode_utf8(&mut buf), at, out)?;
+                stop_if!(self.append_text(w, base, call, c.encode_utf8(&mut buf), at, out));
             }
             Lexeme::BareAmp => {
                 if !in_value {
                     return self.unexpected_text(w, base, call, at);
                 }
                 self.repair(w, base, call, RepairKind::BareAmpersand, at);
-                self.append_text(w, base, call, "&", at, out)?;
+                stop_if!(self.append_text(w, base, call, "&", at, out));
             }
             Lexeme::BadCharRef(raw) => {
                 let msg = format!("{raw} names a character that XML does not allow");
@@ -323,7 +334,7 @@ impl ToolXml {
                     return self.unexpected_text(w, base, call, at);
                 }
                 self.repair(w, base, call, RepairKind::LiteralLessThan, at);
-                self.append_text(w, base, call, "<", at, out)?;
+                stop_if!(self.append_text(w, base, call, "<", at, out));
             }
             Lexeme::CDataStart => {
                 if !in_value {
@@ -348,7 +359,7 @@ impl ToolXml {
                 // As for text: only argument values count (not `<tool_name>`, which has no
                 // argument start to report the error at).
                 if role == Role::Value {
-                    self.count_argument_bytes(w, base, call, t.len(), at)?;
+                    stop_if!(self.count_argument_bytes(w, base, call, t.len(), at));
                 }
                 if call.at_top_level_argument() && self.asm.emit_deltas {
                     call.core.delta.push_str(t);
@@ -384,7 +395,8 @@ impl ToolXml {
         Some(self.fail(w, base, call, ErrorKind::UnexpectedText, msg, at))
     }
 
-    /// Appends decoded text to the open value element; `None` when a limit stopped the call.
+    /// Appends decoded text to the open value element; `Some` when a limit stopped the call
+    /// (the mode is `Skip` then), as every handler reports a change of mode.
     pub(super) fn append_text(
         &mut self,
         w: &str,
@@ -393,10 +405,10 @@ impl ToolXml {
         t: &str,
         at: usize,
         out: &mut Vec<StreamEvent>,
-    ) -> Option<()> {
+    ) -> Option<Flow> {
         let _ = out;
         if call.top().role == Role::Value {
-            self.count_argument_bytes(w, base, call, t.len(), at)?;
+            stop_if!(self.count_argument_bytes(w, base, call, t.len(), at));
         }
         if call.at_top_level_argument() && self.asm.emit_deltas {
             call.core.delta.push_str(t);
@@ -406,9 +418,11 @@ impl ToolXml {
             top.has_text = true;
         }
         top.push_text(t);
-        Some(())
+        None
     }
 
+    /// Counts `n` bytes of the open argument's value; `Some` when they cross
+    /// `max_argument_bytes` (the call is an error and the mode `Skip`).
     pub(super) fn count_argument_bytes(
         &mut self,
         w: &str,
@@ -416,15 +430,15 @@ impl ToolXml {
         call: &mut CallState,
         n: usize,
         at: usize,
-    ) -> Option<()> {
+    ) -> Option<Flow> {
         if self
             .asm
             .count_argument_bytes(w, base, &mut call.core, n, at)
         {
-            return Some(());
+            return None;
         }
         self.mode = Mode::Skip;
-        None
+        Some(Flow::Again)
     }
 
     pub(super) fn start_tag(
@@ -553,7 +567,7 @@ impl ToolXml {
                 call.stack.truncate(k + 1);
                 let text = markup_as_text(&w[from - base..at - base]);
                 let delivered = call.core.delta.len();
-                self.append_text(w, base, call, &text, from, out)?;
+                stop_if!(self.append_text(w, base, call, &text, from, out));
                 if k == 2 {
                     // The argument's deltas carried this markup as text as it came.
                     call.core.delta.truncate(delivered);
@@ -570,7 +584,7 @@ impl ToolXml {
             if top.stray_close.is_none() {
                 top.stray_close = Some((at, name.to_owned()));
             }
-            self.append_text(w, base, call, &w[at - base..at + n - base], at, out)?;
+            stop_if!(self.append_text(w, base, call, &w[at - base..at + n - base], at, out));
             return None;
         }
         let expected = top.name().to_owned();
@@ -747,7 +761,7 @@ impl ToolXml {
             let text = markup_as_text(&w[close_at - base..resume - base]);
             if self
                 .append_text(w, base, &mut call, &text, close_at, out)
-                .is_some()
+                .is_none()
             {
                 self.pos = resume;
             }
