@@ -60,7 +60,8 @@ enum Command {
     #[command(
         after_help = "Prints one JSON object per line, with an \"event\" field: prose, \
                             reasoning, call_started, tool_name, argument_started, \
-                            argument_decoded, argument_delta, call_finished (with \"call\" \
+                            argument_decoded, argument_delta, argument_value (a value the \
+                            dialect typed itself), call_finished (with \"call\" \
                             or \"error\"), reasoning_call (with \"call\" or \"error\": a call \
                             written inside reasoning, with --calls-in-reasoning flag), error. \
                             Calls carry \"typed_by\" and errors \

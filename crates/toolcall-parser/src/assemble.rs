@@ -390,7 +390,8 @@ impl Assembler {
     /// counts it against `max_elements` (past it, the call's error and `None`), records a name
     /// given again (`duplicate_argument`), and starts its deltas, announced by
     /// [`StreamEvent::ArgumentStarted`] (not for a name given again: its first value was
-    /// announced). `noun` names arguments in the limit's message (`arguments`, `parameters`).
+    /// announced). `noun` names arguments in the limit's message (`arguments`, `parameters`);
+    /// `string` is the type the dialect declares, if it does (see the event).
     /// Returns the name and whether it was given before. One definition for every raw-text
     /// grammar.
     #[allow(clippy::too_many_arguments)]
@@ -402,6 +403,7 @@ impl Assembler {
         name: &str,
         noun: &str,
         (at, end): (usize, usize),
+        string: Option<bool>,
         out: &mut Vec<StreamEvent>,
     ) -> Option<(Arc<str>, bool)> {
         core.elements += 1;
@@ -425,10 +427,29 @@ impl Assembler {
                 out.push(StreamEvent::ArgumentStarted {
                     index: core.index,
                     argument: Arc::clone(&name),
+                    string,
                 });
             }
         }
         Some((name, duplicate))
+    }
+
+    /// Reports the value of a top-level argument that the dialect typed itself
+    /// ([`StreamEvent::ArgumentValue`]), when events of progress are wanted.
+    pub(crate) fn argument_value(
+        &self,
+        core: &CallCore,
+        name: &Arc<str>,
+        value: &Value,
+        out: &mut Vec<StreamEvent>,
+    ) {
+        if self.emit_deltas {
+            out.push(StreamEvent::ArgumentValue {
+                index: core.index,
+                argument: Arc::clone(name),
+                value: Box::new(value.clone()),
+            });
+        }
     }
 
     /// Records a repair at absolute offset `at` in the argument `name`.

@@ -2,6 +2,7 @@
 
 use crate::call::ToolCall;
 use crate::error::ParseError;
+use arg_types::Value;
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -43,6 +44,14 @@ pub enum StreamEvent {
         index: usize,
         /// The argument's name, shared with its deltas.
         argument: Arc<str>,
+        /// The type the dialect itself declares for this value, which stands whatever a schema
+        /// says (docs/FORMAT.md §9.5, §9.6): `Some(true)`, a string whose value is its deltas
+        /// exactly (DeepSeek DSML `string="true"`, Kimi-K3 `type="string"`); `Some(false)`,
+        /// another type (`string="false"`, `type="integer"`, …), whose value comes in
+        /// [`StreamEvent::ArgumentValue`] when the argument closes, if its text fits the type;
+        /// `None`, no declaration: the schema or inference types the value (not serialized).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        string: Option<bool>,
     },
     /// More text of a top-level argument, as decoded so far (before the value-text rule trims
     /// its blank first and last lines), so a UI can show a file being written.
@@ -79,6 +88,28 @@ pub enum StreamEvent {
         index: usize,
         /// The argument's name, shared with its deltas.
         argument: Arc<str>,
+    },
+    /// A top-level argument whose type the dialect declares (`string: Some(false)` on its
+    /// [`StreamEvent::ArgumentStarted`]) is complete, and its text fits that type: its value,
+    /// as the finished call will hold it. Not sent when the text does not fit (the schema types
+    /// it then, as it types undeclared values), nor for a name given again (dropped).
+    ///
+    /// ```
+    /// use toolcall_parser::{Dialect, ParseOptions, StreamEvent, StreamParser, Value};
+    /// let opts = ParseOptions::new().with_dialect(Dialect::KimiK3);
+    /// let mut p = StreamParser::with_options(opts);
+    /// let mut events = p.feed("<|open|>call tool=\"f\"<|sep|><|open|>argument key=\"n\" type=\"integer\"<|sep|>42<|close|>argument<|sep|>");
+    /// events.extend(p.finish());
+    /// assert!(events.iter().any(|e| matches!(e, StreamEvent::ArgumentStarted { string: Some(false), .. })));
+    /// assert!(events.iter().any(|e| matches!(e, StreamEvent::ArgumentValue { value, .. } if **value == Value::Int(42))));
+    /// ```
+    ArgumentValue {
+        /// The call's index.
+        index: usize,
+        /// The argument's name, shared with its deltas.
+        argument: Arc<str>,
+        /// The value.
+        value: Box<Value>,
     },
     /// The call ended, well-formed or not.
     CallFinished {

@@ -75,6 +75,7 @@ impl ParseResult {
             StreamEvent::CallStarted { .. }
             | StreamEvent::ToolName { .. }
             | StreamEvent::ArgumentStarted { .. }
+            | StreamEvent::ArgumentValue { .. }
             | StreamEvent::ArgumentDecoded { .. }
             | StreamEvent::ArgumentDelta { .. } => {}
         }

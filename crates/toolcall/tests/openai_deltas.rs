@@ -141,9 +141,10 @@ fn a_long_string_streams_as_it_arrives() {
     d.finish();
 }
 
-/// GLM and MiniMax-M2 values stream as they arrive too (their deltas are the values' bytes).
+/// GLM, MiniMax-M2, DeepSeek DSML and Kimi-K3 values stream as they arrive too (their deltas
+/// are the values' bytes; DSML and Kimi-K3 declare the type before the value).
 #[test]
-fn a_long_string_streams_as_it_arrives_in_glm_and_minimax_m2() {
+fn a_long_string_streams_as_it_arrives_in_glm_minimax_m2_dsml_and_kimi_k3() {
     let body = "y".repeat(50_000);
     for (dialect, text, opener) in [
         (
@@ -160,6 +161,27 @@ fn a_long_string_streams_as_it_arrives_in_glm_and_minimax_m2() {
                  </parameter>\n</invoke>\n</minimax:tool_call>"
             ),
             "name=\"content\">",
+        ),
+        // A declared number first: its value waits for its close, the string after it streams.
+        (
+            Dialect::DeepseekDsml,
+            format!(
+                "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"write\">\n<｜DSML｜parameter \
+                 name=\"line\" string=\"false\">7</｜DSML｜parameter>\n<｜DSML｜parameter \
+                 name=\"content\" string=\"true\">{body}</｜DSML｜parameter>\n</｜DSML｜invoke>\n\
+                 </｜DSML｜function_calls>"
+            ),
+            "name=\"content\" string=\"true\">",
+        ),
+        (
+            Dialect::KimiK3,
+            format!(
+                "<|open|>call tool=\"write\" index=\"1\"<|sep|>\n<|open|>argument key=\"line\" \
+                 type=\"integer\"<|sep|>7<|close|>argument<|sep|>\n<|open|>argument \
+                 key=\"content\" type=\"string\"<|sep|>{body}<|close|>argument<|sep|>\n\
+                 <|close|>call<|sep|>"
+            ),
+            "type=\"string\"<|sep|>",
         ),
     ] {
         let mut d = ToolCallDeltas::new(ParseOptions::new().with_dialect(dialect));
@@ -191,7 +213,12 @@ fn a_long_string_streams_as_it_arrives_in_glm_and_minimax_m2() {
         d.finish();
         assert!(checked > 40, "{dialect}: {checked}");
         assert!(done, "{dialect}");
-        assert_eq!(all, format!("{{\"content\":\"{body}\"}}"), "{dialect}");
+        let want = if matches!(dialect, Dialect::DeepseekDsml | Dialect::KimiK3) {
+            format!("{{\"line\":7,\"content\":\"{body}\"}}")
+        } else {
+            format!("{{\"content\":\"{body}\"}}")
+        };
+        assert_eq!(all, want, "{dialect}");
     }
 }
 
@@ -224,7 +251,16 @@ proptest! {
         cuts in prop::collection::vec(any::<usize>(), 0..10),
         typed in any::<bool>(),
         repeat in any::<bool>(),
+        declare in any::<bool>(),
     ) {
+        // DeepSeek DSML and Kimi-K3 declare types themselves, or leave them to the schema.
+        let (dsml_s, dsml_n, kimi_s, kimi_n) = if declare {
+            (" string=\"true\"", " string=\"false\"", " type=\"string\"", " type=\"integer\"")
+        } else {
+            ("", "", "", "")
+        };
+        let mut dsml = String::from("<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n");
+        let mut kimi = String::from("Ok.<|open|>call tool=\"f\" index=\"1\"<|sep|>\n");
         let mut qwen = String::from("Sure.\n<tool_call>\n<function=f>\n");
         let mut xml = String::from("<tool><tool_name>f</tool_name><arguments>");
         let mut glm = String::from("Ok.<tool_call>f\n");
@@ -233,6 +269,8 @@ proptest! {
         for (i, v) in values.iter().enumerate() {
             glm.push_str(&format!("<arg_key>s{i}</arg_key>\n<arg_value>{v}</arg_value>\n"));
             minimax.push_str(&format!("<parameter name=\"s{i}\">{v}</parameter>\n"));
+            dsml.push_str(&format!("<｜DSML｜parameter name=\"s{i}\"{dsml_s}>{v}</｜DSML｜parameter>\n"));
+            kimi.push_str(&format!("<|open|>argument key=\"s{i}\"{kimi_s}<|sep|>{v}<|close|>argument<|sep|>\n"));
             qwen.push_str(&format!("<parameter=s{i}>\n{v}\n</parameter>\n"));
             xml.push_str(&format!("<s{i}>{}</s{i}>", toolcall::fallback::escape::escape_text(v)));
             props.insert(format!("s{i}"), serde_json::json!({"type": "string"}));
@@ -241,6 +279,8 @@ proptest! {
             qwen.push_str(&format!("<parameter=n{i}>\n{n}\n</parameter>\n"));
             glm.push_str(&format!("<arg_key>n{i}</arg_key>\n<arg_value>{n}</arg_value>\n"));
             minimax.push_str(&format!("<parameter name=\"n{i}\">{n}</parameter>\n"));
+            dsml.push_str(&format!("<｜DSML｜parameter name=\"n{i}\"{dsml_n}>{n}</｜DSML｜parameter>\n"));
+            kimi.push_str(&format!("<|open|>argument key=\"n{i}\"{kimi_n}<|sep|>{n}<|close|>argument<|sep|>\n"));
             xml.push_str(&format!("<n{i}>{n}</n{i}>"));
             props.insert(format!("n{i}"), serde_json::json!({"type": "integer"}));
         }
@@ -249,12 +289,16 @@ proptest! {
             let v = "again";
             glm.push_str(&format!("<arg_key>s0</arg_key>\n<arg_value>{v}</arg_value>\n"));
             minimax.push_str(&format!("<parameter name=\"s0\">{v}</parameter>\n"));
+            dsml.push_str(&format!("<｜DSML｜parameter name=\"s0\"{dsml_n}>{v}</｜DSML｜parameter>\n"));
+            kimi.push_str(&format!("<|open|>argument key=\"s0\"{kimi_s}<|sep|>{v}<|close|>argument<|sep|>\n"));
             qwen.push_str(&format!("<parameter=s0>\n{v}\n</parameter>\n"));
         }
         qwen.push_str("</function>\n</tool_call>\nDone.");
         xml.push_str("</arguments></tool>");
         glm.push_str("</tool_call>");
         minimax.push_str("</invoke>\n</minimax:tool_call>");
+        dsml.push_str("</｜DSML｜invoke>\n</｜DSML｜function_calls>");
+        kimi.push_str("<|close|>call<|sep|>Done.");
         let mut schemas = ToolSchemas::default();
         schemas.insert("f", serde_json::json!({"type": "object", "properties": props}));
         let schemas = Arc::new(schemas);
@@ -263,6 +307,8 @@ proptest! {
             (Dialect::Tool, &xml),
             (Dialect::Glm, &glm),
             (Dialect::MinimaxM2, &minimax),
+            (Dialect::DeepseekDsml, &dsml),
+            (Dialect::KimiK3, &kimi),
         ] {
             let mut opts = ParseOptions::new().with_dialect(dialect);
             if typed {
@@ -308,5 +354,53 @@ fn a_name_given_twice_keeps_its_first_value_and_its_deltas_stay_true() {
             let cuts: Vec<usize> = (n..text.len()).step_by(n).collect();
             check(&text, &opts, &cuts);
         }
+    }
+}
+
+/// The dialect's declaration stands over the schema's, streamed as one-shot: DSML's
+/// `string="true"` and Kimi-K3's `type="string"` stream a string even where the schema says
+/// integer; a declared integer whose text does not fit is typed by the schema, as one-shot.
+#[test]
+fn declared_types_stand_over_the_schema_when_streamed() {
+    let mut schemas = ToolSchemas::default();
+    schemas.insert(
+        "f",
+        serde_json::json!({"type": "object", "properties": {
+            "a": {"type": "integer"}, "b": {"type": "string"}, "c": {"type": "integer"}}}),
+    );
+    let schemas = Arc::new(schemas);
+    let dsml = "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n\
+        <｜DSML｜parameter name=\"a\" string=\"true\">12</｜DSML｜parameter>\n\
+        <｜DSML｜parameter name=\"b\" string=\"false\">[1, 2]</｜DSML｜parameter>\n\
+        <｜DSML｜parameter name=\"c\" string=\"false\">x y</｜DSML｜parameter>\n\
+        </｜DSML｜invoke>\n</｜DSML｜function_calls>";
+    let kimi = "<|open|>call tool=\"f\"<|sep|>\
+        <|open|>argument key=\"a\" type=\"string\"<|sep|>12<|close|>argument<|sep|>\
+        <|open|>argument key=\"b\" type=\"array\"<|sep|>[1, 2]<|close|>argument<|sep|>\
+        <|open|>argument key=\"c\" type=\"integer\"<|sep|>x y<|close|>argument<|sep|>\
+        <|close|>call<|sep|>";
+    for (dialect, text) in [(Dialect::DeepseekDsml, dsml), (Dialect::KimiK3, kimi)] {
+        let opts = ParseOptions::new()
+            .with_dialect(dialect)
+            .with_schemas(Arc::clone(&schemas));
+        let want = one_shot(text, &opts);
+        assert_eq!(want.len(), 1, "{dialect}");
+        assert_eq!(want[0].1, r#"{"a":"12","b":[1,2],"c":"x y"}"#, "{dialect}");
+        for n in 1..=9 {
+            let cuts: Vec<usize> = (n..text.len()).step_by(n).collect();
+            check(text, &opts, &cuts);
+        }
+        // The declared string streamed before its argument closed.
+        let mut d = ToolCallDeltas::new(opts.clone());
+        let upto = text.find("12").unwrap() + 2;
+        let sent: String = d
+            .feed(&text[..upto])
+            .into_iter()
+            .filter_map(|e| match e {
+                DeltaEvent::Arguments { fragment, .. } => Some(fragment),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(sent, r#"{"a":"12"#, "{dialect}");
     }
 }

@@ -538,6 +538,7 @@ impl Glm {
             key,
             "arguments",
             (at, end),
+            None,
             out,
         )?;
         if repeated {

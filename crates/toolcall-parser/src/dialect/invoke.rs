@@ -688,6 +688,7 @@ impl Invoke {
             name,
             "parameters",
             (at, end),
+            string,
             out,
         )?;
         if repeated {
@@ -707,13 +708,17 @@ impl Invoke {
         if param.value.repeated {
             return;
         }
-        let name = param.value.name.to_string();
+        let shared = std::sync::Arc::clone(&param.value.name);
+        let name = shared.to_string();
         let mut text = param.value.into_text();
         let typed = match param.string {
             Some(true) => Some(Value::String(std::mem::take(&mut text))),
             Some(false) => arg_types::literal::parse_json(text.trim()).ok(),
             None => None,
         };
+        if let (Some(false), Some(value)) = (param.string, &typed) {
+            self.asm.argument_value(&call.core, &shared, value, out);
+        }
         let encoding = if matches!(param.string, Some(false)) && typed.is_some() {
             Encoding::Json
         } else {

@@ -455,6 +455,7 @@ impl KimiK3 {
             key,
             "arguments",
             (at, end),
+            declared_string(ty.as_deref()),
             out,
         )?;
         if repeated {
@@ -473,13 +474,17 @@ impl KimiK3 {
         if param.value.repeated {
             return;
         }
-        let name = param.value.name.to_string();
+        let shared = std::sync::Arc::clone(&param.value.name);
+        let name = shared.to_string();
         let mut text = param.value.into_text();
         let typed = match param.ty.as_deref() {
             Some("string") => Some(Value::String(std::mem::take(&mut text))),
             Some(ty) => typed(&text, ty),
             None => None,
         };
+        if let Some(value) = typed.as_ref().filter(|v| !matches!(v, Value::String(_))) {
+            self.asm.argument_value(&call.core, &shared, value, out);
+        }
         let arg = (RawArgument { name, text }, typed);
         match call.by_name.get(&arg.0.name) {
             Some(&i) => call.args[i] = arg,
@@ -769,6 +774,16 @@ impl KimiK3 {
 /// A value typed by its `type` attribute (JSON Schema's type names), read as the shared
 /// raw-text typing reads a property of that type; `None` when the attribute names no such type
 /// or the text does not fit it (the tool's schema types it then).
+/// The type a `type` attribute declares, for [`StreamEvent::ArgumentStarted`]: a string, another
+/// type this dialect reads (rule 5), or none it knows (the schema types the value).
+fn declared_string(ty: Option<&str>) -> Option<bool> {
+    match ty? {
+        "string" => Some(true),
+        "integer" | "number" | "boolean" | "null" | "object" | "array" => Some(false),
+        _ => None,
+    }
+}
+
 fn typed(text: &str, ty: &str) -> Option<Value> {
     match ty {
         "integer" | "number" | "boolean" | "null" | "object" | "array" => {

@@ -139,18 +139,20 @@ impl Dialect {
     /// Whether the dialect's argument deltas are exactly its values' text: a string argument's
     /// deltas concatenate to its final value, announced by
     /// [`StreamEvent::ArgumentStarted`](crate::StreamEvent::ArgumentStarted) in map order, and
-    /// only the request's schema types them. True for the raw-text dialects whose values are
-    /// typed by the schema alone (Qwen3-Coder, Seed-OSS, GLM, MiniMax-M2, Anthropic, Step-3).
-    /// DeepSeek DSML and Kimi-K3 type values themselves (`string="false"`, `type="…"`), which
-    /// only the whole value settles; the `<tool>` dialect's deltas are text before the
-    /// value-text rule trims it (it reports `ArgumentStarted` too, and
+    /// the type is known before the value ends: declared by the dialect on that event (DeepSeek
+    /// DSML's `string=`, Kimi-K3's `type=`, with a declared non-string's value in
+    /// [`StreamEvent::ArgumentValue`](crate::StreamEvent::ArgumentValue)), else given by the
+    /// request's schema. True for the raw-text dialects (Qwen3-Coder, Seed-OSS, GLM, MiniMax-M2,
+    /// Anthropic, DeepSeek DSML, Step-3, Kimi-K3). The `<tool>` dialect's deltas are text before
+    /// the value-text rule trims it (it reports `ArgumentStarted` too, and
     /// [`StreamEvent::ArgumentDecoded`](crate::StreamEvent::ArgumentDecoded) where its deltas
-    /// stop being the input as written); Hermes has none.
+    /// stop being the input as written); Hermes and MiniMax-M3 have none.
     ///
     /// ```
     /// use toolcall_parser::Dialect;
     /// assert!(Dialect::Glm.exact_argument_deltas());
-    /// assert!(!Dialect::KimiK3.exact_argument_deltas());
+    /// assert!(Dialect::KimiK3.exact_argument_deltas());
+    /// assert!(!Dialect::Hermes.exact_argument_deltas());
     /// ```
     pub fn exact_argument_deltas(self) -> bool {
         matches!(
@@ -160,7 +162,9 @@ impl Dialect {
                 | Dialect::Glm
                 | Dialect::MinimaxM2
                 | Dialect::Anthropic
+                | Dialect::DeepseekDsml
                 | Dialect::Step3
+                | Dialect::KimiK3
         )
     }
 

@@ -615,6 +615,7 @@ impl Qwen3Coder {
             name,
             "parameters",
             (at, end),
+            None,
             out,
         )?;
         if duplicate {

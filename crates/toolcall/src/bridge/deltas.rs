@@ -8,16 +8,16 @@
 //!   `arguments` (as `ToolCall` serializes them), in every chunking;
 //! - in dialects whose deltas are the values' text
 //!   ([`Dialect::exact_argument_deltas`](toolcall_parser::Dialect::exact_argument_deltas):
-//!   Qwen3-Coder, Seed-OSS, GLM, MiniMax-M2, Anthropic, Step-3), a string argument streams as it
-//!   arrives, each fragment behind its input by at most the few bytes that may be a layout
-//!   newline or a tag; numbers, booleans, null, objects and arrays are sent once their argument
-//!   is complete, typed as the call will be. A name given twice whose later value wins (GLM and
-//!   the invoke family, docs/FORMAT.md §9) cannot be taken back once streamed: such a call fails
-//!   ([`DeltaEvent::CallFailed`]) rather than complete with fragments that are not its arguments;
+//!   Qwen3-Coder, Seed-OSS, GLM, MiniMax-M2, Anthropic, Step-3, DeepSeek DSML, Kimi-K3), a
+//!   string argument streams as it arrives, each fragment behind its input by at most the few
+//!   bytes that may be a layout newline or a tag; numbers, booleans, null, objects and arrays
+//!   are sent once their argument is complete, typed as the call will be (by the dialect's own
+//!   declaration where it makes one, DSML's `string=` and Kimi-K3's `type=`, else by the
+//!   schema). A name given twice keeps its first value (docs/FORMAT.md §9), so what was
+//!   streamed stands;
 //! - in the other dialects an argument's final value is known only when the call ends (the
-//!   `<tool>` dialect's value-text rule and its inference see the whole call; DeepSeek DSML and
-//!   Kimi-K3 type values by their own attributes; Hermes is one JSON object), so the arguments
-//!   come as one fragment then;
+//!   `<tool>` dialect's value-text rule and its inference see the whole call; Hermes is one
+//!   JSON object), so the arguments come as one fragment then;
 //! - a call that turns out truncated or malformed gets [`DeltaEvent::CallFailed`]: a host must
 //!   not run it, whatever fragments it had (docs/GUIDE.md);
 //! - a call without arguments gets `{}`, streamed or not.
@@ -113,6 +113,8 @@ struct OpenArgument {
     name: Arc<str>,
     streams: bool,
     text: String,
+    /// The value the dialect typed itself, once the argument closed.
+    value: Option<Value>,
 }
 
 /// OpenAI-style `tool_calls` deltas from a [`StreamParser`] (see the module documentation).
@@ -175,8 +177,13 @@ impl ToolCallDeltas {
                     name: tool_name,
                 });
             }
-            StreamEvent::ArgumentStarted { index, argument } if self.exact() => {
-                let streams = self.streams_as_string(index, &argument);
+            StreamEvent::ArgumentStarted {
+                index,
+                argument,
+                string,
+            } if self.exact() => {
+                // The dialect's own declaration stands over the schema's (FORMAT §9.5, §9.6).
+                let streams = string.unwrap_or_else(|| self.streams_as_string(index, &argument));
                 let schema = self.tool_schema(index).cloned();
                 let Some(call) = self.calls.get_mut(&index) else {
                     return;
@@ -197,6 +204,7 @@ impl ToolCallDeltas {
                     name: argument,
                     streams,
                     text: String::new(),
+                    value: None,
                 });
                 send(call, delta, fragment, out);
             }
@@ -218,6 +226,20 @@ impl ToolCallDeltas {
                     send(call, delta, fragment, out);
                 } else {
                     open.text.push_str(&text);
+                }
+            }
+            StreamEvent::ArgumentValue {
+                index,
+                argument,
+                value,
+            } if self.exact() => {
+                if let Some(open) = self
+                    .calls
+                    .get_mut(&index)
+                    .and_then(|c| c.open.as_mut())
+                    .filter(|o| o.name == argument)
+                {
+                    open.value = Some(*value);
                 }
             }
             StreamEvent::CallFinished { index, result } => {
@@ -314,12 +336,14 @@ fn close_argument(call: &mut CallState, schema: Option<&serde_json::Value>, frag
         fragment.push('"');
         return;
     }
-    let typed = arg_types::raw::type_raw_arguments([(&*open.name, open.text.as_str())], schema);
-    let value = typed
-        .arguments
-        .get(&*open.name)
-        .cloned()
-        .unwrap_or(Value::Null);
+    let value = open.value.unwrap_or_else(|| {
+        let typed = arg_types::raw::type_raw_arguments([(&*open.name, open.text.as_str())], schema);
+        typed
+            .arguments
+            .get(&*open.name)
+            .cloned()
+            .unwrap_or(Value::Null)
+    });
     fragment.push_str(&serde_json::to_string(&value).unwrap_or_else(|_| "null".into()));
 }
 

@@ -517,6 +517,7 @@ impl ToolXml {
                 out.push(StreamEvent::ArgumentStarted {
                     index: call.core.index,
                     argument,
+                    string: None,
                 });
             }
         }
