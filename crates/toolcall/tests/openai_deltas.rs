@@ -141,10 +141,11 @@ fn a_long_string_streams_as_it_arrives() {
     d.finish();
 }
 
-/// GLM, MiniMax-M2, DeepSeek DSML and Kimi-K3 values stream as they arrive too (their deltas
-/// are the values' bytes; DSML and Kimi-K3 declare the type before the value).
+/// GLM, MiniMax-M2, DeepSeek DSML, Kimi-K3 and Hermes values stream as they arrive too (their
+/// deltas are the values' text; DSML and Kimi-K3 declare the type before the value, a Hermes
+/// value's first byte does).
 #[test]
-fn a_long_string_streams_as_it_arrives_in_glm_minimax_m2_dsml_and_kimi_k3() {
+fn a_long_string_streams_as_it_arrives_in_glm_minimax_m2_dsml_kimi_k3_and_hermes() {
     let body = "y".repeat(50_000);
     for (dialect, text, opener) in [
         (
@@ -183,6 +184,14 @@ fn a_long_string_streams_as_it_arrives_in_glm_minimax_m2_dsml_and_kimi_k3() {
             ),
             "type=\"string\"<|sep|>",
         ),
+        (
+            Dialect::Hermes,
+            format!(
+                "<tool_call>\n{{\"name\": \"write\", \"arguments\": {{\"line\": 7, \
+                 \"content\": \"{body}\"}}}}\n</tool_call>"
+            ),
+            "\"content\": \"",
+        ),
     ] {
         let mut d = ToolCallDeltas::new(ParseOptions::new().with_dialect(dialect));
         let start = text.find(opener).unwrap() + opener.len();
@@ -213,7 +222,10 @@ fn a_long_string_streams_as_it_arrives_in_glm_minimax_m2_dsml_and_kimi_k3() {
         d.finish();
         assert!(checked > 40, "{dialect}: {checked}");
         assert!(done, "{dialect}");
-        let want = if matches!(dialect, Dialect::DeepseekDsml | Dialect::KimiK3) {
+        let want = if matches!(
+            dialect,
+            Dialect::DeepseekDsml | Dialect::KimiK3 | Dialect::Hermes
+        ) {
             format!("{{\"line\":7,\"content\":\"{body}\"}}")
         } else {
             format!("{{\"content\":\"{body}\"}}")
@@ -246,13 +258,27 @@ proptest! {
     /// Random calls in every dialect and random chunkings: fragments form the final JSON.
     #[test]
     fn fragments_form_the_final_arguments(
-        values in prop::collection::vec("[a-z0-9<>&\" \n{}\\[\\]:,]{0,12}", 0..4),
+        values in prop::collection::vec("[a-z0-9<>&\" \n{}\\[\\]:,é😀\\\\/]{0,12}", 0..4),
         numbers in prop::collection::vec(-1000i64..1000, 0..3),
         cuts in prop::collection::vec(any::<usize>(), 0..10),
         typed in any::<bool>(),
         repeat in any::<bool>(),
         declare in any::<bool>(),
+        escape_all in any::<bool>(),
     ) {
+        // Hermes: one JSON object, its strings escaped as serde_json writes them or every
+        // character as `\uXXXX` (surrogate pairs past the BMP), names given again too.
+        let json_string = |v: &str| if escape_all {
+            let mut out = String::from("\"");
+            for unit in v.encode_utf16() {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+            out.push('"');
+            out
+        } else {
+            serde_json::to_string(v).unwrap()
+        };
+        let mut hermes_members: Vec<String> = Vec::new();
         // DeepSeek DSML and Kimi-K3 declare types themselves, or leave them to the schema.
         let (dsml_s, dsml_n, kimi_s, kimi_n) = if declare {
             (" string=\"true\"", " string=\"false\"", " type=\"string\"", " type=\"integer\"")
@@ -270,6 +296,7 @@ proptest! {
             glm.push_str(&format!("<arg_key>s{i}</arg_key>\n<arg_value>{v}</arg_value>\n"));
             minimax.push_str(&format!("<parameter name=\"s{i}\">{v}</parameter>\n"));
             dsml.push_str(&format!("<｜DSML｜parameter name=\"s{i}\"{dsml_s}>{v}</｜DSML｜parameter>\n"));
+            hermes_members.push(format!("\"s{i}\": {}", json_string(v)));
             kimi.push_str(&format!("<|open|>argument key=\"s{i}\"{kimi_s}<|sep|>{v}<|close|>argument<|sep|>\n"));
             qwen.push_str(&format!("<parameter=s{i}>\n{v}\n</parameter>\n"));
             xml.push_str(&format!("<s{i}>{}</s{i}>", toolcall::fallback::escape::escape_text(v)));
@@ -280,6 +307,7 @@ proptest! {
             glm.push_str(&format!("<arg_key>n{i}</arg_key>\n<arg_value>{n}</arg_value>\n"));
             minimax.push_str(&format!("<parameter name=\"n{i}\">{n}</parameter>\n"));
             dsml.push_str(&format!("<｜DSML｜parameter name=\"n{i}\"{dsml_n}>{n}</｜DSML｜parameter>\n"));
+            hermes_members.push(format!("\"n{i}\" :{n}"));
             kimi.push_str(&format!("<|open|>argument key=\"n{i}\"{kimi_n}<|sep|>{n}<|close|>argument<|sep|>\n"));
             xml.push_str(&format!("<n{i}>{n}</n{i}>"));
             props.insert(format!("n{i}"), serde_json::json!({"type": "integer"}));
@@ -290,6 +318,8 @@ proptest! {
             glm.push_str(&format!("<arg_key>s0</arg_key>\n<arg_value>{v}</arg_value>\n"));
             minimax.push_str(&format!("<parameter name=\"s0\">{v}</parameter>\n"));
             dsml.push_str(&format!("<｜DSML｜parameter name=\"s0\"{dsml_n}>{v}</｜DSML｜parameter>\n"));
+            hermes_members.push(format!("\"s0\": {}", json_string(v)));
+            hermes_members.push("\"o\": {\"k\": [1, {\"k\": 2, \"k\": 3}], \"k\": 4}".into());
             kimi.push_str(&format!("<|open|>argument key=\"s0\"{kimi_s}<|sep|>{v}<|close|>argument<|sep|>\n"));
             qwen.push_str(&format!("<parameter=s0>\n{v}\n</parameter>\n"));
         }
@@ -299,6 +329,10 @@ proptest! {
         minimax.push_str("</invoke>\n</minimax:tool_call>");
         dsml.push_str("</｜DSML｜invoke>\n</｜DSML｜function_calls>");
         kimi.push_str("<|close|>call<|sep|>Done.");
+        let hermes = format!(
+            "Sure.\n<tool_call>\n{{\"name\": \"f\", \"arguments\": {{{}}}}}\n</tool_call>",
+            hermes_members.join(", ")
+        );
         let mut schemas = ToolSchemas::default();
         schemas.insert("f", serde_json::json!({"type": "object", "properties": props}));
         let schemas = Arc::new(schemas);
@@ -309,6 +343,7 @@ proptest! {
             (Dialect::MinimaxM2, &minimax),
             (Dialect::DeepseekDsml, &dsml),
             (Dialect::KimiK3, &kimi),
+            (Dialect::Hermes, &hermes),
         ] {
             let mut opts = ParseOptions::new().with_dialect(dialect);
             if typed {
@@ -403,4 +438,47 @@ fn declared_types_stand_over_the_schema_when_streamed() {
             .collect();
         assert_eq!(sent, r#"{"a":"12"#, "{dialect}");
     }
+}
+
+/// Hermes calls whose object is not in the usual order or shape: what is streamed is what the
+/// call holds, in every chunking. The name after the arguments (nothing can stream before the
+/// name: the arguments come whole), `parameters` instead of `arguments`, arguments as a JSON
+/// string, names given again at both levels (the first stands), members the call ignores.
+#[test]
+fn hermes_objects_of_every_shape_stream_true() {
+    let cases = [
+        r#"<tool_call>{"arguments": {"a": "x"}, "name": "f"}</tool_call>"#,
+        r#"<tool_call>{"name": "f", "parameters": {"a": "x", "b": [1]}}</tool_call>"#,
+        r#"<tool_call>{"name": "f", "arguments": "{\"a\": \"x\"}"}</tool_call>"#,
+        r#"<tool_call>{"name": "f", "arguments": {"a": "x"}, "arguments": {"a": "y"}}</tool_call>"#,
+        r#"<tool_call>{"name": "f", "name": "g", "arguments": {"a": "x", "a": "y", "b": 2}}</tool_call>"#,
+        r#"<tool_call>{"id": 3, "name": " f ", "arguments": {"a": {"b": 1, "b": 2}}, "extra": [1, 2]}</tool_call>"#,
+        r#"<tool_call>{"name": "f", "arguments": {}}</tool_call>"#,
+        r#"<tool_call>{"name": "f", "arguments": null}</tool_call>"#,
+        r#"<tool_call>{"name": "f", "arguments": {"a": -1.5e3, "b": true, "c": null, "d": "\ud83d\ude00"}}</tool_call>"#,
+    ];
+    let opts = ParseOptions::new().with_dialect(Dialect::Hermes);
+    for text in cases {
+        let want = one_shot(text, &opts);
+        assert_eq!(want.len(), 1, "{text}");
+        for n in 1..=7 {
+            let cuts: Vec<usize> = (n..text.len()).step_by(n).collect();
+            check(text, &opts, &cuts);
+        }
+    }
+    // The first value stands, with the repair that says a name was given again.
+    let r = parse_with(cases[4], &opts);
+    assert_eq!(r.calls()[0].tool_name, "f");
+    assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("x"));
+    assert!(
+        r.calls()[0]
+            .repairs
+            .iter()
+            .any(|rep| rep.kind == toolcall::parser::RepairKind::DuplicateArgument)
+    );
+    let r = parse_with(cases[5], &opts);
+    assert_eq!(
+        serde_json::to_value(r.calls()[0].clone()).unwrap()["arguments"],
+        serde_json::json!({"a": {"b": 1}})
+    );
 }

@@ -152,7 +152,8 @@ impl Dialect {
     /// use toolcall_parser::Dialect;
     /// assert!(Dialect::Glm.exact_argument_deltas());
     /// assert!(Dialect::KimiK3.exact_argument_deltas());
-    /// assert!(!Dialect::Hermes.exact_argument_deltas());
+    /// assert!(Dialect::Hermes.exact_argument_deltas());
+    /// assert!(!Dialect::Tool.exact_argument_deltas());
     /// ```
     pub fn exact_argument_deltas(self) -> bool {
         matches!(
@@ -165,6 +166,7 @@ impl Dialect {
                 | Dialect::DeepseekDsml
                 | Dialect::Step3
                 | Dialect::KimiK3
+                | Dialect::Hermes
         )
     }
 

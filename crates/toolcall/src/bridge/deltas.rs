@@ -8,16 +8,16 @@
 //!   `arguments` (as `ToolCall` serializes them), in every chunking;
 //! - in dialects whose deltas are the values' text
 //!   ([`Dialect::exact_argument_deltas`](toolcall_parser::Dialect::exact_argument_deltas):
-//!   Qwen3-Coder, Seed-OSS, GLM, MiniMax-M2, Anthropic, Step-3, DeepSeek DSML, Kimi-K3), a
-//!   string argument streams as it arrives, each fragment behind its input by at most the few
-//!   bytes that may be a layout newline or a tag; numbers, booleans, null, objects and arrays
-//!   are sent once their argument is complete, typed as the call will be (by the dialect's own
-//!   declaration where it makes one, DSML's `string=` and Kimi-K3's `type=`, else by the
-//!   schema). A name given twice keeps its first value (docs/FORMAT.md §9), so what was
-//!   streamed stands;
-//! - in the other dialects an argument's final value is known only when the call ends (the
-//!   `<tool>` dialect's value-text rule and its inference see the whole call; Hermes is one
-//!   JSON object), so the arguments come as one fragment then;
+//!   Qwen3-Coder, Seed-OSS, GLM, MiniMax-M2, Anthropic, Step-3, DeepSeek DSML, Kimi-K3,
+//!   Hermes), a string argument streams as it arrives, each fragment behind its input by at most
+//!   the few bytes that may be a layout newline, a tag or an escape; numbers, booleans, null,
+//!   objects and arrays are sent once their argument is complete, typed as the call will be (by
+//!   the dialect's own declaration where it makes one, DSML's `string=`, Kimi-K3's `type=`,
+//!   Hermes' JSON, else by the schema). A name given twice keeps its first value
+//!   (docs/FORMAT.md §9), so what was streamed stands;
+//! - in the `<tool>` dialect an argument's final value is known only when the call ends (its
+//!   value-text rule and its inference see the whole call), so its arguments come as one
+//!   fragment then;
 //! - a call that turns out truncated or malformed gets [`DeltaEvent::CallFailed`]: a host must
 //!   not run it, whatever fragments it had (docs/GUIDE.md);
 //! - a call without arguments gets `{}`, streamed or not.

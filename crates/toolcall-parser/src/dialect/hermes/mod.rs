@@ -18,7 +18,10 @@ use crate::lexer::{Lexeme, Lexer};
 use crate::names::is_valid_name;
 use crate::options::ParseOptions;
 use arg_types::{Map, Value};
+use deltas::CallDeltas;
 use memchr::memchr;
+
+mod deltas;
 
 const BLOCK: &str = "tool_call";
 const BLOCK_PROBE: &[u8] = b"<tool_call";
@@ -38,16 +41,23 @@ enum State {
     Prose,
     /// `<tool_call>` at `at..end`: blanks, then `{` begins a call.
     Opened { at: usize, end: usize },
-    /// Inside the JSON object that began at `start`.
-    Json {
-        core: Box<CallCore>,
-        start: usize,
-        scanner: JsonScanner,
-    },
+    /// Inside the call's JSON object.
+    Json(Reading),
     /// After the object: `</tool_call>` ends the call.
     AfterJson(AfterJson),
     /// After an error: read to `</tool_call>`.
     Skip { core: Box<CallCore> },
+}
+
+/// A call's JSON object being read.
+#[derive(Debug)]
+struct Reading {
+    core: Box<CallCore>,
+    /// Where the object began.
+    start: usize,
+    scanner: JsonScanner,
+    /// The object read as it arrives, for events of progress (none without them).
+    deltas: Option<Box<CallDeltas>>,
 }
 
 /// A complete JSON object, waiting for `</tool_call>`.
@@ -58,6 +68,8 @@ struct AfterJson {
     json: std::ops::Range<usize>,
     /// Blanks after it were scanned up to here.
     scanned: usize,
+    /// Whether the tool's name was reported while the object arrived.
+    named: bool,
 }
 
 /// The Hermes grammar.
@@ -75,11 +87,7 @@ impl Grammar for Hermes {
             let (next, flow) = match std::mem::take(&mut self.state) {
                 State::Prose => self.prose(w, base, is_final, out),
                 State::Opened { at, end } => self.opened(w, base, is_final, at, end, out),
-                State::Json {
-                    core,
-                    start,
-                    scanner,
-                } => self.json(w, base, core, start, scanner),
+                State::Json(reading) => self.json(w, base, reading, out),
                 State::AfterJson(after) => self.after_json(w, base, is_final, after, out),
                 State::Skip { core } => self.skip(w, base, is_final, core, out),
             };
@@ -94,7 +102,7 @@ impl Grammar for Hermes {
         let from = match &self.state {
             State::Prose => self.pos,
             State::Opened { at, .. } => *at,
-            State::Json { core, .. }
+            State::Json(Reading { core, .. })
             | State::AfterJson(AfterJson { core, .. })
             | State::Skip { core } => core.start,
         };
@@ -195,11 +203,12 @@ impl Hermes {
         self.asm.begin_call(w, base, &core, out);
         self.pos = base + rel + i;
         (
-            State::Json {
+            State::Json(Reading {
                 core,
                 start: self.pos,
                 scanner: JsonScanner::default(),
-            },
+                deltas: self.asm.progress.then(Box::default),
+            }),
             Flow::Again,
         )
     }
@@ -208,10 +217,15 @@ impl Hermes {
         &mut self,
         w: &str,
         base: usize,
-        mut core: Box<CallCore>,
-        start: usize,
-        mut scanner: JsonScanner,
+        reading: Reading,
+        out: &mut Vec<StreamEvent>,
     ) -> (State, Flow) {
+        let Reading {
+            mut core,
+            start,
+            mut scanner,
+            mut deltas,
+        } = reading;
         let bytes = w.as_bytes();
         let rel = self.pos - base;
         let limits = &self.asm.opts.limits;
@@ -228,6 +242,9 @@ impl Hermes {
         let scan = scanner.scan(&bytes[rel..limit], limits.max_depth, limits.max_elements);
         let (kind, limit, msg, at) = match scan {
             JsonScan::End(n) => {
+                if let Some(d) = deltas.as_mut() {
+                    d.read(&self.asm, &core, &w[rel..rel + n], out);
+                }
                 self.pos += n;
                 let end = self.pos;
                 return (
@@ -235,6 +252,7 @@ impl Hermes {
                         core,
                         json: start..end,
                         scanned: end,
+                        named: deltas.is_some_and(|d| d.named),
                     }),
                     Flow::Again,
                 );
@@ -245,13 +263,17 @@ impl Hermes {
                 return (State::Skip { core }, Flow::Again);
             }
             JsonScan::More => {
+                if let Some(d) = deltas.as_mut() {
+                    d.read(&self.asm, &core, &w[rel..], out);
+                }
                 self.pos = base + bytes.len();
                 return (
-                    State::Json {
+                    State::Json(Reading {
                         core,
                         start,
                         scanner,
-                    },
+                        deltas,
+                    }),
                     Flow::Stop,
                 );
             }
@@ -301,6 +323,7 @@ impl Hermes {
             mut core,
             json,
             scanned,
+            named,
         } = after;
         let bytes = w.as_bytes();
         let rel = scanned - base;
@@ -314,6 +337,7 @@ impl Hermes {
                         core,
                         json,
                         scanned,
+                        named,
                     }),
                     Flow::Stop,
                 );
@@ -336,6 +360,7 @@ impl Hermes {
                                 core,
                                 json,
                                 scanned: base + at,
+                                named,
                             }),
                             Flow::Stop,
                         );
@@ -366,7 +391,13 @@ impl Hermes {
         self.pos = close_end;
         let text = &w[json.start - base..json.end - base];
         let arguments = match read(text) {
-            Ok((name, arguments)) => {
+            Ok((name, arguments, dropped)) => {
+                // Names given again in the arguments were dropped: their first value stands.
+                if dropped > 0 {
+                    let kind = RepairKind::DuplicateArgument;
+                    self.asm.repair(w, base, &mut core, kind, json.start);
+                    self.asm.repair_more(&mut core, kind, dropped - 1);
+                }
                 if !is_valid_name(&name) {
                     let msg = format!(
                         "`{}` is not a valid tool name",
@@ -382,7 +413,10 @@ impl Hermes {
                     );
                 } else {
                     core.tool_name = Some(name);
-                    self.asm.tool_name_known(&core, out);
+                    // Unless reported as the object arrived (the same first `name`).
+                    if !named {
+                        self.asm.tool_name_known(&core, out);
+                    }
                 }
                 core.encodings = arguments
                     .keys()
@@ -446,7 +480,7 @@ impl Hermes {
 
     fn finish(&mut self, w: &str, base: usize, out: &mut Vec<StreamEvent>) {
         let end = base + w.len();
-        if let State::Json { mut core, .. } | State::Skip { mut core } =
+        if let State::Json(Reading { mut core, .. }) | State::Skip { mut core } =
             std::mem::take(&mut self.state)
         {
             self.asm.unterminated(
@@ -469,37 +503,149 @@ impl Hermes {
 type ReadError = (usize, ErrorKind, String, Option<serde_json::Error>);
 
 /// Reads the call's JSON object: its `name` and its `arguments` (an object, or a JSON string
-/// holding one; `parameters` is read the same way).
-fn read(text: &str) -> Result<(String, Map), ReadError> {
+/// holding one; `parameters` is read the same way), and how many argument names given again
+/// were dropped. In the call's object and in its arguments a name given twice keeps its first
+/// value, as in every dialect (docs/FORMAT.md §9.2), so that what was streamed of the first
+/// stands.
+fn read(text: &str) -> Result<(String, Map, usize), ReadError> {
     let invalid = |msg: &str| (0, ErrorKind::InvalidJson, msg.to_owned(), None);
-    let json: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+    let mut map: FirstWins = serde_json::from_str(text).map_err(|e| {
         let msg = format!("invalid JSON in the call: {e}");
         (0, ErrorKind::InvalidJson, msg, Some(e))
     })?;
-    let serde_json::Value::Object(mut obj) = json else {
-        return Err(invalid("the call is not a JSON object"));
-    };
-    let name = match obj.remove("name") {
-        Some(serde_json::Value::String(s)) => s.trim().to_owned(),
+    let name = match map.remove("name") {
+        Some(Member::Value(serde_json::Value::String(s))) => s.trim().to_owned(),
         _ => {
             let msg = "the call's JSON has no string \"name\"".to_owned();
             return Err((0, ErrorKind::MissingToolName, msg, None));
         }
     };
-    let arguments = obj.remove("arguments").or_else(|| obj.remove("parameters"));
-    let arguments = match arguments {
-        None | Some(serde_json::Value::Null) => serde_json::Value::Object(Default::default()),
-        Some(serde_json::Value::String(s)) if s.trim().is_empty() => {
-            serde_json::Value::Object(Default::default())
+    let arguments = map.remove("arguments").or_else(|| map.remove("parameters"));
+    let object = match arguments {
+        None | Some(Member::Value(serde_json::Value::Null)) => FirstWins::default(),
+        Some(Member::Object(object)) => object,
+        Some(Member::Value(serde_json::Value::String(s))) if s.trim().is_empty() => {
+            FirstWins::default()
         }
-        Some(serde_json::Value::String(s)) => serde_json::from_str(&s).map_err(|e| {
-            let msg = format!("\"arguments\" is a string that holds no JSON object: {e}");
-            (0, ErrorKind::InvalidJson, msg, Some(e))
-        })?,
-        Some(v) => v,
+        Some(Member::Value(serde_json::Value::String(s))) => {
+            match serde_json::from_str::<Member>(&s) {
+                Ok(Member::Object(object)) => object,
+                Ok(Member::Value(_)) => return Err(invalid("\"arguments\" must be a JSON object")),
+                Err(e) => {
+                    let msg = format!("\"arguments\" is a string that holds no JSON object: {e}");
+                    return Err((0, ErrorKind::InvalidJson, msg, Some(e)));
+                }
+            }
+        }
+        Some(Member::Value(_)) => return Err(invalid("\"arguments\" must be a JSON object")),
     };
-    match Value::from(arguments) {
-        Value::Object(map) => Ok((name, map)),
-        _ => Err(invalid("\"arguments\" must be a JSON object")),
+    let dropped = object.dropped;
+    let arguments = object
+        .map
+        .into_iter()
+        .map(|(k, v)| (k, Value::from(v.into_json())))
+        .collect();
+    Ok((name, arguments, dropped))
+}
+
+/// A JSON object whose names keep their first value, in order, and how many later ones were
+/// dropped (at this level). Objects at every depth are read so, as streamed values are.
+#[derive(Debug, Default)]
+pub(super) struct FirstWins {
+    map: Vec<(String, Member)>,
+    names: std::collections::HashSet<String>,
+    dropped: usize,
+}
+
+impl FirstWins {
+    /// Takes the member `name` out, if there is one.
+    fn remove(&mut self, name: &str) -> Option<Member> {
+        let i = self.map.iter().position(|(k, _)| k == name)?;
+        self.names.remove(name);
+        Some(self.map.remove(i).1)
+    }
+}
+
+/// A JSON value whose objects keep each name's first value.
+#[derive(Debug)]
+pub(super) enum Member {
+    Object(FirstWins),
+    Value(serde_json::Value),
+}
+
+impl Member {
+    /// The value as `serde_json`'s.
+    pub(super) fn into_json(self) -> serde_json::Value {
+        match self {
+            Member::Value(v) => v,
+            Member::Object(o) => serde_json::Value::Object(
+                o.map.into_iter().map(|(k, v)| (k, v.into_json())).collect(),
+            ),
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for FirstWins {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match Member::deserialize(d)? {
+            Member::Object(o) => Ok(o),
+            Member::Value(_) => Err(serde::de::Error::custom("the call is not a JSON object")),
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Member {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Member;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Member, A::Error> {
+                let mut object = FirstWins::default();
+                while let Some(key) = a.next_key::<String>()? {
+                    let value = a.next_value::<Member>()?;
+                    if object.names.contains(&key) {
+                        object.dropped += 1;
+                    } else {
+                        object.names.insert(key.clone());
+                        object.map.push((key, value));
+                    }
+                }
+                Ok(Member::Object(object))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Member, A::Error> {
+                let mut items = Vec::new();
+                while let Some(v) = a.next_element::<Member>()? {
+                    items.push(v.into_json());
+                }
+                Ok(Member::Value(serde_json::Value::Array(items)))
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Member, E> {
+                Ok(Member::Value(v.into()))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Member, E> {
+                Ok(Member::Value(v.into()))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Member, E> {
+                Ok(Member::Value(v.into()))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Member, E> {
+                Ok(Member::Value(
+                    serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, Into::into),
+                ))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Member, E> {
+                Ok(Member::Value(v.into()))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Member, E> {
+                Ok(Member::Value(v.into()))
+            }
+            fn visit_unit<E>(self) -> Result<Member, E> {
+                Ok(Member::Value(serde_json::Value::Null))
+            }
+        }
+        d.deserialize_any(Visit)
     }
 }
