@@ -482,3 +482,77 @@ fn hermes_objects_of_every_shape_stream_true() {
         serde_json::json!({"a": {"b": 1}})
     );
 }
+
+/// `<tool>` string arguments (typed string by the schema) stream as they arrive, held back only
+/// where the value-text rule (docs/FORMAT.md §2) may still drop or trim: a first line that
+/// begins blank, a single line's trailing blanks, a last line blank so far. For any text of
+/// blanks, newlines and words, in every chunking, the fragments form the final arguments; and
+/// the settled part was sent before the argument closed.
+#[test]
+fn tool_string_arguments_stream_under_the_value_text_rule() {
+    let mut schemas = ToolSchemas::default();
+    schemas.insert(
+        "write",
+        serde_json::json!({"type": "object", "properties": {
+            "path": {"type": "string"}, "content": {"type": "string"}, "n": {"type": "integer"}}}),
+    );
+    let opts = ParseOptions::new()
+        .with_dialect(Dialect::Tool)
+        .with_schemas(Arc::new(schemas));
+    let pieces = ["", " ", "  ", "\n", "\n  ", "a", "b c", "\t", "x\n", " \n"];
+    let mut texts = Vec::new();
+    for a in pieces {
+        for b in pieces {
+            for c in pieces {
+                texts.push(format!("{a}{b}{c}"));
+            }
+        }
+    }
+    for t in &texts {
+        let text = format!(
+            "<tool><tool_name>write</tool_name><arguments><path>{t}</path><content>{t}</content>\
+             </arguments></tool>"
+        );
+        for n in [1, 2, 3, 7] {
+            let cuts: Vec<usize> = (n..text.len()).step_by(n).collect();
+            check(&text, &opts, &cuts);
+        }
+    }
+    // A long value of code streams within a few bytes of its arrival; a later integer and
+    // anything after it come whole with the call.
+    let body = "fn main() {\n    println!(\"hi\");\n}\n".repeat(2_000);
+    let text = format!(
+        "<tool><tool_name>write</tool_name><arguments><path>src/main.rs</path><content>\n{body}\
+         </content><n>3</n></arguments></tool>"
+    );
+    let start = text.find("<content>").unwrap() + "<content>\n".len();
+    let mut d = ToolCallDeltas::new(opts.clone());
+    let (mut streamed, mut fed, mut checked) = (0usize, 0usize, 0);
+    let mut all = String::new();
+    for piece in toolcall::parser::chunks(&text, 509) {
+        fed += piece.len();
+        for e in d.feed(piece) {
+            if let DeltaEvent::Arguments { fragment, .. } = e {
+                // Escaped `"` and `\n` are two bytes for one: count the value's bytes.
+                streamed += serde_json::from_str::<String>(&format!("\"{fragment}\""))
+                    .map_or(0, |f| f.len());
+                all.push_str(&fragment);
+            }
+        }
+        let value_in = fed.saturating_sub(start);
+        if value_in > 64 && value_in < body.len() {
+            assert!(
+                streamed + 64 >= value_in + r#"{"path":"src/main.rs","content":""#.len(),
+                "{streamed} sent of {value_in} read"
+            );
+            checked += 1;
+        }
+    }
+    for e in d.finish() {
+        if let DeltaEvent::Arguments { fragment, .. } = e {
+            all.push_str(&fragment);
+        }
+    }
+    assert!(checked > 100, "{checked}");
+    assert_eq!(one_shot(&text, &opts)[0].1, all);
+}

@@ -15,9 +15,11 @@
 //!   the dialect's own declaration where it makes one, DSML's `string=`, Kimi-K3's `type=`,
 //!   Hermes' JSON, else by the schema). A name given twice keeps its first value
 //!   (docs/FORMAT.md §9), so what was streamed stands;
-//! - in the `<tool>` dialect an argument's final value is known only when the call ends (its
-//!   value-text rule and its inference see the whole call), so its arguments come as one
-//!   fragment then;
+//! - in the `<tool>` dialect an argument that the schema types as a string streams while its
+//!   deltas are its text as written, held back only where the value-text rule may still trim
+//!   (docs/FORMAT.md §2); other arguments are known only when the call ends (inference, arrays
+//!   and objects see the whole call), so from the first of them, or from a reference or CDATA
+//!   section (`ArgumentDecoded`), the rest of the arguments come as one fragment then;
 //! - a call that turns out truncated or malformed gets [`DeltaEvent::CallFailed`]: a host must
 //!   not run it, whatever fragments it had (docs/GUIDE.md);
 //! - a call without arguments gets `{}`, streamed or not.
@@ -42,7 +44,9 @@
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-use toolcall_parser::{Map, ParseError, ParseOptions, StreamEvent, StreamParser, ToolCall, Value};
+use toolcall_parser::{
+    Dialect, Map, ParseError, ParseOptions, StreamEvent, StreamParser, ToolCall, Value,
+};
 
 /// One event of the OpenAI-style stream.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -106,6 +110,9 @@ struct CallState {
     seen: HashSet<Arc<str>>,
     /// The argument being read: its name, whether its string streams, its raw text so far.
     open: Option<OpenArgument>,
+    /// Nothing more is sent before the call ends (the `<tool>` dialect, at an argument it cannot
+    /// stream): the rest of the arguments come whole with the finished call.
+    held: bool,
 }
 
 #[derive(Debug)]
@@ -115,6 +122,87 @@ struct OpenArgument {
     text: String,
     /// The value the dialect typed itself, once the argument closed.
     value: Option<Value>,
+    /// The `<tool>` dialect: how much of the text the value-text rule has settled.
+    settling: Settling,
+}
+
+/// A `<tool>` string argument's text as it arrives, and how much of it is settled: the start of
+/// its value under the value-text rule (`xml_fallback::text::text_value`, docs/FORMAT.md §2)
+/// whatever text follows. Held back: a first line that begins with a blank (trimmed if the text
+/// stays one line, kept if a line follows), the blanks at the end of a single line, and a last
+/// line that is blank so far (dropped with its newline if the text ends there). Kept up to date
+/// with each delta, so that settling costs the delta's length, not the text's.
+#[derive(Debug, Default)]
+struct Settling {
+    /// The first newline, and whether the line before it is blank.
+    first_newline: Option<(usize, bool)>,
+    /// The last newline.
+    last_newline: Option<usize>,
+    /// Whether the text after the last newline (all of it, without one) is blank.
+    tail_blank: bool,
+    /// Where the last character that is not blank ends.
+    content_end: usize,
+    /// How far the text was sent.
+    sent: usize,
+}
+
+impl Settling {
+    /// Takes note of `delta`, appended to `text` (which already holds it).
+    fn append(&mut self, text: &str, delta: &str) {
+        let at = text.len() - delta.len();
+        if at == 0 {
+            self.tail_blank = true;
+        }
+        if self.first_newline.is_none()
+            && let Some(i) = delta.find('\n')
+        {
+            let nl = at + i;
+            self.first_newline = Some((nl, xml_fallback::text::is_blank(&text[..nl])));
+        }
+        match delta.rfind('\n') {
+            Some(i) => {
+                self.last_newline = Some(at + i);
+                self.tail_blank = xml_fallback::text::is_blank(&delta[i + 1..]);
+            }
+            None => self.tail_blank &= xml_fallback::text::is_blank(delta),
+        }
+        if let Some((i, c)) = delta
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| !matches!(c, ' ' | '\t' | '\n' | '\r'))
+        {
+            self.content_end = at + i + c.len_utf8();
+        }
+    }
+
+    /// The settled part of `text`: where the value begins in it and how far it is certain.
+    fn settled(&self, text: &str) -> (usize, usize) {
+        match self.first_newline {
+            None if text.starts_with([' ', '\t', '\r']) || text.is_empty() => (0, 0),
+            None => (0, self.content_end),
+            Some((nl, blank)) => {
+                let start = if blank { nl + 1 } else { 0 };
+                let last = self.last_newline.unwrap_or(nl);
+                let end = if self.tail_blank {
+                    last.max(start)
+                } else {
+                    text.len()
+                };
+                (start, end)
+            }
+        }
+    }
+
+    /// The settled text not sent yet, marked sent.
+    fn take<'t>(&mut self, text: &'t str) -> &'t str {
+        let (start, end) = self.settled(text);
+        let from = self.sent.max(start);
+        if end <= from {
+            return "";
+        }
+        self.sent = end;
+        &text[from..end]
+    }
 }
 
 /// OpenAI-style `tool_calls` deltas from a [`StreamParser`] (see the module documentation).
@@ -178,6 +266,38 @@ impl ToolCallDeltas {
                 });
             }
             StreamEvent::ArgumentStarted {
+                index, argument, ..
+            } if self.options.dialect() == Dialect::Tool => {
+                self.tool_argument(index, argument, out)
+            }
+            StreamEvent::ArgumentDelta {
+                index,
+                argument,
+                text,
+            } if self.options.dialect() == Dialect::Tool => {
+                let Some(call) = self.calls.get_mut(&index).filter(|c| !c.held) else {
+                    return;
+                };
+                let Some(delta) = call.index else { return };
+                let Some(open) = call.open.as_mut().filter(|o| o.name == argument) else {
+                    return;
+                };
+                open.text.push_str(&text);
+                open.settling.append(&open.text, &text);
+                let mut fragment = String::new();
+                push_json_string_body(&mut fragment, open.settling.take(&open.text));
+                send(call, delta, fragment, out);
+            }
+            StreamEvent::ArgumentDecoded { index, argument } => {
+                // The deltas stop being the argument's text as written: what its value will be
+                // is known only when the call ends (docs/FORMAT.md §2, streaming).
+                if let Some(call) = self.calls.get_mut(&index)
+                    && call.open.as_ref().is_some_and(|o| o.name == argument)
+                {
+                    call.held = true;
+                }
+            }
+            StreamEvent::ArgumentStarted {
                 index,
                 argument,
                 string,
@@ -205,6 +325,7 @@ impl ToolCallDeltas {
                     streams,
                     text: String::new(),
                     value: None,
+                    settling: Settling::default(),
                 });
                 send(call, delta, fragment, out);
             }
@@ -305,6 +426,59 @@ impl ToolCallDeltas {
                 });
             }
         }
+    }
+
+    /// A top-level argument of a `<tool>` call begins. Only a string, as the tool's schema
+    /// types it, streams (inference, arrays and objects need the whole call): the argument
+    /// before it is closed with the rest of its value, and this one opens. At any other
+    /// argument, or a name given again (an array, or an error), the call is held: the rest
+    /// comes whole when it ends.
+    fn tool_argument(&mut self, index: usize, argument: Arc<str>, out: &mut Vec<DeltaEvent>) {
+        let streams = self.tool_schema(index).is_some_and(|schema| {
+            schema
+                .get("properties")
+                .and_then(|p| p.get(&*argument))
+                .and_then(|p| p.get("type"))
+                .and_then(serde_json::Value::as_str)
+                == Some("string")
+        });
+        let Some(call) = self.calls.get_mut(&index).filter(|c| !c.held) else {
+            return;
+        };
+        let Some(delta) = call.index else { return };
+        if !streams || !call.seen.insert(Arc::clone(&argument)) {
+            call.held = true;
+            return;
+        }
+        let mut fragment = String::new();
+        if let Some(open) = call.open.take() {
+            // The argument closed: its value is its text under the value-text rule.
+            let value = xml_fallback::text::text_value(&open.text);
+            let start = value.as_ptr() as usize - open.text.as_ptr() as usize;
+            let end = start + value.len();
+            let (settled_start, _) = open.settling.settled(&open.text);
+            if (open.settling.sent > 0 && start != settled_start) || end < open.settling.sent {
+                debug_assert!(false, "sent text that is not the value's start");
+                call.held = true;
+                return;
+            }
+            push_json_string_body(
+                &mut fragment,
+                &open.text[open.settling.sent.max(start)..end],
+            );
+            fragment.push('"');
+        }
+        fragment.push(if call.sent.is_empty() { '{' } else { ',' });
+        push_json_string(&mut fragment, &argument);
+        fragment.push_str(":\"");
+        call.open = Some(OpenArgument {
+            name: argument,
+            streams: true,
+            text: String::new(),
+            value: None,
+            settling: Settling::default(),
+        });
+        send(call, delta, fragment, out);
     }
 
     /// Whether the argument `name` of call `index` will be a string equal to its raw text: its
