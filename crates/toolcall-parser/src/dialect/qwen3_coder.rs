@@ -76,7 +76,7 @@ enum State {
     /// Inside `<function=…>`, between parameters.
     Function { call: Box<Call> },
     /// Inside a parameter's value.
-    Value { call: Box<Call>, param: Param },
+    Value { call: Box<Call>, param: Box<Param> },
     /// A close tag inside a value: structural or text, as what follows decides.
     Closing(Closing),
     /// After `</function>`: blanks were scanned up to `scanned`; `</tool_call>` ends the block,
@@ -90,7 +90,7 @@ enum State {
 #[derive(Debug)]
 struct Closing {
     call: Box<Call>,
-    param: Param,
+    param: Box<Param>,
     /// The close tag's bytes.
     close: Range<usize>,
     kind: Close,
@@ -605,7 +605,7 @@ impl Qwen3Coder {
         at: usize,
         end: usize,
         out: &mut Vec<StreamEvent>,
-    ) -> Option<Param> {
+    ) -> Option<Box<Param>> {
         // A parameter given again is read (so the call goes on) but dropped: the first value
         // stands, so what was streamed of it stays true (its deltas are not sent).
         let (name, duplicate) = self.asm.open_raw_argument(
@@ -621,7 +621,7 @@ impl Qwen3Coder {
         if duplicate {
             call.core.delta_argument = None;
         }
-        Some(Param {
+        Some(Box::new(Param {
             duplicate,
             name,
             text: String::new(),
@@ -629,11 +629,11 @@ impl Qwen3Coder {
             sent: 0,
             close: Ahead::default(),
             line: Ahead::default(),
-        })
+        }))
     }
 
     /// Closes `param`: its value is complete.
-    fn close_parameter(&mut self, call: &mut Call, mut param: Param, out: &mut Vec<StreamEvent>) {
+    fn close_parameter(&mut self, call: &mut Call, mut param: Box<Param>, out: &mut Vec<StreamEvent>) {
         self.deliver(call, &mut param, true, out);
         call.core.delta_argument = None;
         call.core.argument_ended();
@@ -719,7 +719,7 @@ impl Qwen3Coder {
         &mut self,
         inp: Input<'_>,
         mut call: Box<Call>,
-        mut param: Param,
+        mut param: Box<Param>,
         out: &mut Vec<StreamEvent>,
     ) -> (State, Flow) {
         let bytes = inp.bytes();
@@ -973,7 +973,7 @@ impl Qwen3Coder {
         &mut self,
         inp: Input<'_>,
         mut call: Box<Call>,
-        param: Param,
+        param: Box<Param>,
         close: Range<usize>,
         kind: Close,
         out: &mut Vec<StreamEvent>,
