@@ -270,8 +270,8 @@ def test_a_call_cut_by_the_end_is_not_reported(mode: str, dialect: str) -> None:
         assert not any(m in content for m in MARKUP)
         # Nothing completes the cut call: the serving layer finds nothing left to send.
         assert tp.get_remaining_unstreamed_args() == ""
-        if mode == "whole" or dialect == "hermes":
-            # Never sent (Hermes names its function inside the JSON, read when it is whole).
+        if mode == "whole":
+            # Never sent.
             assert [name for name, _ in calls] == ["write_file"], f"{size}-token deltas"
             assert tp.failed_tool_call_ids == []
         else:
