@@ -670,6 +670,9 @@ impl Bench {
             self.time(|| serde_json::from_str::<Vec<SmallCall>>(black_box(&json)).expect("ok"));
         let sj_value =
             self.time(|| serde_json::from_str::<serde_json::Value>(black_box(&json)).expect("ok"));
+        // The floor of any reader that returns this result: building it (its strings, maps,
+        // spans, encodings, prose), with no reading at all.
+        let output = self.time(|| black_box(&r).clone());
         let mut table = Table::new(
             &[
                 "reader",
@@ -684,6 +687,11 @@ impl Bench {
             ("toolcall parse", &ours, xml.len()),
             ("serde_json into Vec<struct>", &sj_struct, json.len()),
             ("serde_json into Value", &sj_value, json.len()),
+            (
+                "floor: cloning toolcall's result (no reading)",
+                &output,
+                xml.len(),
+            ),
         ] {
             table.row(vec![
                 name.into(),
