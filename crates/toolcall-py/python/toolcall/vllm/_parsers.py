@@ -9,7 +9,8 @@ the end is an error, never a call.
 
 A call's arguments stream as they are written (:class:`toolcall.OpenAIDeltas`): its id and name
 when its name is read, then fragments of its arguments JSON that concatenate to the final
-arguments (Qwen3-Coder-family strings as they arrive, other values once complete). A call that
+arguments (strings as they arrive in the raw-text dialects and Hermes, other values once
+complete; see the bridge's documentation for ``<tool>``). A call that
 turns out truncated or malformed has its fragments stop there; nothing completes it (the serving
 layer's ``get_remaining_unstreamed_args`` adds nothing), and its id is listed in the parser's
 ``failed_tool_call_ids``. A host that must never see a started call fail sets
