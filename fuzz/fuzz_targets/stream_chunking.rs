@@ -88,7 +88,7 @@ fuzz_target!(|data: &[u8]| {
     let mut next = 0;
     for e in &events {
         match e {
-            StreamEvent::CallStarted { index } => {
+            StreamEvent::CallStarted { index, .. } => {
                 assert_eq!(open, None, "a call started inside another: {events:?}");
                 assert_eq!(*index, next, "call indices out of order");
                 open = Some(*index);

@@ -355,7 +355,10 @@ impl Assembler {
         self.prose_start = core.start;
         self.calls += 1;
         if self.progress {
-            out.push(StreamEvent::CallStarted { index: core.index });
+            out.push(StreamEvent::CallStarted {
+                index: core.index,
+                dialect: self.dialect,
+            });
         }
     }
 

@@ -24,6 +24,10 @@ pub enum StreamEvent {
     CallStarted {
         /// The call's index among the calls of this input, from 0.
         index: usize,
+        /// The dialect the call is written in: the one parsed, or under
+        /// [`Dialect::Auto`](crate::Dialect::Auto) the one its marker chose, whose rules its
+        /// argument events follow (serialized as its name).
+        dialect: crate::Dialect,
     },
     /// The call's `<tool_name>` is complete.
     ToolName {

@@ -404,7 +404,7 @@ fn rule_12_streaming_reports_names_at_once_and_leaf_text_exactly() {
         );
         let started = events
             .iter()
-            .position(|e| matches!(e, StreamEvent::CallStarted { index: 0 }));
+            .position(|e| matches!(e, StreamEvent::CallStarted { index: 0, .. }));
         let named = events
             .iter()
             .position(|e| matches!(e, StreamEvent::ToolName { tool_name, .. } if tool_name == "f"));

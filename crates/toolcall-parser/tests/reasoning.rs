@@ -248,7 +248,7 @@ fn policy_flag_calls_in_reasoning_are_reported_apart_in_every_dialect() {
         let started: Vec<usize> = events
             .iter()
             .filter_map(|e| match e {
-                StreamEvent::CallStarted { index } => Some(*index),
+                StreamEvent::CallStarted { index, .. } => Some(*index),
                 _ => None,
             })
             .collect();

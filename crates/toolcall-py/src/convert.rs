@@ -62,9 +62,10 @@ pub(crate) fn event_to_py<'py>(
             d.set_item(kind, intern!(py, "reasoning"))?;
             d.set_item(intern!(py, "text"), text)?;
         }
-        StreamEvent::CallStarted { index } => {
+        StreamEvent::CallStarted { index, dialect } => {
             d.set_item(kind, intern!(py, "call_started"))?;
             d.set_item(intern!(py, "index"), index)?;
+            d.set_item(intern!(py, "dialect"), dialect.name())?;
         }
         StreamEvent::ToolName { index, tool_name } => {
             d.set_item(kind, intern!(py, "tool_name"))?;

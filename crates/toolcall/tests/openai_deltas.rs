@@ -143,7 +143,7 @@ fn a_long_string_streams_as_it_arrives() {
 
 /// GLM, MiniMax-M2, DeepSeek DSML, Kimi-K3 and Hermes values stream as they arrive too (their
 /// deltas are the values' text; DSML and Kimi-K3 declare the type before the value, a Hermes
-/// value's first byte does).
+/// value's first byte does), named or found by `auto`.
 #[test]
 fn a_long_string_streams_as_it_arrives_in_glm_minimax_m2_dsml_kimi_k3_and_hermes() {
     let body = "y".repeat(50_000);
@@ -192,7 +192,12 @@ fn a_long_string_streams_as_it_arrives_in_glm_minimax_m2_dsml_kimi_k3_and_hermes
             ),
             "\"content\": \"",
         ),
-    ] {
+    ]
+    .into_iter()
+    // Under `auto` too: the call's events follow the dialect its marker chose.
+    .flat_map(|(dialect, text, opener)| {
+        [(dialect, text.clone(), opener), (Dialect::Auto, text, opener)]
+    }) {
         let mut d = ToolCallDeltas::new(ParseOptions::new().with_dialect(dialect));
         let start = text.find(opener).unwrap() + opener.len();
         let (mut streamed, mut fed, mut checked) = (0, 0, 0);
@@ -222,10 +227,7 @@ fn a_long_string_streams_as_it_arrives_in_glm_minimax_m2_dsml_kimi_k3_and_hermes
         d.finish();
         assert!(checked > 40, "{dialect}: {checked}");
         assert!(done, "{dialect}");
-        let want = if matches!(
-            dialect,
-            Dialect::DeepseekDsml | Dialect::KimiK3 | Dialect::Hermes
-        ) {
+        let want = if text.contains("line") {
             format!("{{\"line\":7,\"content\":\"{body}\"}}")
         } else {
             format!("{{\"content\":\"{body}\"}}")
@@ -345,11 +347,13 @@ proptest! {
             (Dialect::KimiK3, &kimi),
             (Dialect::Hermes, &hermes),
         ] {
-            let mut opts = ParseOptions::new().with_dialect(dialect);
-            if typed {
-                opts = opts.with_schemas(Arc::clone(&schemas));
+            for dialect in [dialect, Dialect::Auto] {
+                let mut opts = ParseOptions::new().with_dialect(dialect);
+                if typed {
+                    opts = opts.with_schemas(Arc::clone(&schemas));
+                }
+                check(text, &opts, &cuts);
             }
-            check(text, &opts, &cuts);
         }
     }
 }

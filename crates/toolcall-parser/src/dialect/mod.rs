@@ -231,6 +231,13 @@ pub(crate) fn is_exact_opener(bytes: &[u8], at: usize, len: usize, name: &str) -
         && bytes.get(at + len - 1) == Some(&b'>')
 }
 
+/// A dialect serializes as its name (`"qwen3-coder"`).
+impl serde::Serialize for Dialect {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
 impl fmt::Display for Dialect {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

@@ -633,7 +633,12 @@ impl Qwen3Coder {
     }
 
     /// Closes `param`: its value is complete.
-    fn close_parameter(&mut self, call: &mut Call, mut param: Box<Param>, out: &mut Vec<StreamEvent>) {
+    fn close_parameter(
+        &mut self,
+        call: &mut Call,
+        mut param: Box<Param>,
+        out: &mut Vec<StreamEvent>,
+    ) {
         self.deliver(call, &mut param, true, out);
         call.core.delta_argument = None;
         call.core.argument_ended();

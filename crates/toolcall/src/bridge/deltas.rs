@@ -102,6 +102,8 @@ pub enum DeltaEvent {
 struct CallState {
     /// The delta index, once the start was sent.
     index: Option<usize>,
+    /// The dialect the call is written in (under `auto`, the one its marker chose).
+    dialect: Option<Dialect>,
     /// The tool's name, once known.
     tool: Option<String>,
     /// Everything sent of the arguments JSON.
@@ -245,14 +247,26 @@ impl ToolCallDeltas {
         out
     }
 
-    fn exact(&self) -> bool {
-        self.options.dialect().exact_argument_deltas()
+    /// The dialect of call `index`, whose rules its argument events follow.
+    fn dialect_of(&self, index: usize) -> Dialect {
+        self.calls
+            .get(&index)
+            .and_then(|c| c.dialect)
+            .unwrap_or(self.options.dialect())
+    }
+
+    /// Whether call `index`'s argument deltas are its values' text.
+    fn exact(&self, index: usize) -> bool {
+        self.dialect_of(index).exact_argument_deltas()
     }
 
     fn event(&mut self, e: StreamEvent, out: &mut Vec<DeltaEvent>) {
         match e {
             StreamEvent::Prose { text } => out.push(DeltaEvent::Content { text }),
             StreamEvent::Reasoning { text } => out.push(DeltaEvent::Reasoning { text }),
+            StreamEvent::CallStarted { index, dialect } => {
+                self.calls.entry(index).or_default().dialect = Some(dialect);
+            }
             StreamEvent::ToolName { index, tool_name } => {
                 let delta = self.next_index;
                 self.next_index += 1;
@@ -267,14 +281,14 @@ impl ToolCallDeltas {
             }
             StreamEvent::ArgumentStarted {
                 index, argument, ..
-            } if self.options.dialect() == Dialect::Tool => {
+            } if self.dialect_of(index) == Dialect::Tool => {
                 self.tool_argument(index, argument, out)
             }
             StreamEvent::ArgumentDelta {
                 index,
                 argument,
                 text,
-            } if self.options.dialect() == Dialect::Tool => {
+            } if self.dialect_of(index) == Dialect::Tool => {
                 let Some(call) = self.calls.get_mut(&index).filter(|c| !c.held) else {
                     return;
                 };
@@ -301,7 +315,7 @@ impl ToolCallDeltas {
                 index,
                 argument,
                 string,
-            } if self.exact() => {
+            } if self.exact(index) => {
                 // The dialect's own declaration stands over the schema's (FORMAT §9.5, §9.6).
                 let streams = string.unwrap_or_else(|| self.streams_as_string(index, &argument));
                 let schema = self.tool_schema(index).cloned();
@@ -333,7 +347,7 @@ impl ToolCallDeltas {
                 index,
                 argument,
                 text,
-            } if self.exact() => {
+            } if self.exact(index) => {
                 let Some(call) = self.calls.get_mut(&index) else {
                     return;
                 };
@@ -353,7 +367,7 @@ impl ToolCallDeltas {
                 index,
                 argument,
                 value,
-            } if self.exact() => {
+            } if self.exact(index) => {
                 if let Some(open) = self
                     .calls
                     .get_mut(&index)
