@@ -460,3 +460,44 @@ impl Parser for Smg {
         Ok(Output::Json(calls))
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The floor
+
+/// Not a parser: the least any parser with toolcall's streaming API does per chunk with
+/// argument deltas on, one `ArgumentDelta` event holding the chunk (its `String`, the
+/// argument's shared name), handed back in the caller's `Vec` and dropped there. No parsing, so
+/// its output is empty; it bounds what toolcall can reach in small chunks.
+pub struct Floor;
+
+impl Parser for Floor {
+    fn name(&self) -> &'static str {
+        "floor: one delta event per chunk"
+    }
+
+    fn one_shot(&mut self, _form: Form, _text: &str) -> Result<Output, String> {
+        Err("not a parser: a floor of streaming only".into())
+    }
+
+    fn stream(&mut self, _form: Form, chunks: &[&str]) -> Result<Output, String> {
+        use std::sync::Arc;
+        use toolcall_parser::StreamEvent;
+        let argument: Arc<str> = Arc::from("content");
+        let mut events: Vec<StreamEvent> = Vec::new();
+        let mut bytes = 0;
+        for c in chunks {
+            events.push(StreamEvent::ArgumentDelta {
+                index: 0,
+                argument: Arc::clone(&argument),
+                text: (*c).to_owned(),
+            });
+            for e in events.drain(..) {
+                if let StreamEvent::ArgumentDelta { text, .. } = e {
+                    bytes += std::hint::black_box(text).len();
+                }
+            }
+        }
+        std::hint::black_box(bytes);
+        Ok(Output::Json(Vec::new()))
+    }
+}
