@@ -79,6 +79,18 @@ impl JsonScanner {
     }
 }
 
+/// Bytes of the strings in a JSON argument, at any depth: its decoded text, as
+/// `max_argument_bytes` counts it in every JSON object of a call (the legacy `<tool>` form,
+/// Hermes).
+pub(crate) fn string_bytes(v: &Value) -> usize {
+    match v {
+        Value::String(s) => s.len(),
+        Value::Array(items) => items.iter().map(string_bytes).sum(),
+        Value::Object(m) => m.values().map(string_bytes).sum(),
+        _ => 0,
+    }
+}
+
 /// The parts of a legacy call.
 pub(crate) struct LegacyCall {
     pub(crate) server_name: Option<String>,

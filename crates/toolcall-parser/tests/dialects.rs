@@ -1382,3 +1382,50 @@ fn every_limit_on_a_call_gives_one_result_in_every_chunking() {
         }
     }
 }
+
+/// `max_argument_bytes` in every dialect, JSON ones included (the `parse_mixed` soak of
+/// 2026-11-26 found Hermes arguments read whole past it: `"b": "x & y"` under a limit of 4): for
+/// every limit around an argument of 11 decoded bytes (in Hermes, strings nested in an array and
+/// an object), no call holds an argument's strings longer than the limit, the call exists when
+/// the argument fits (with the two layout newlines raw-text dialects count) and not when it does
+/// not, and every chunking gives the one-shot result.
+#[test]
+fn every_dialect_keeps_its_arguments_within_the_argument_limit() {
+    fn string_bytes(v: &toolcall_parser::Value) -> usize {
+        match v {
+            toolcall_parser::Value::String(s) => s.len(),
+            toolcall_parser::Value::Array(items) => items.iter().map(string_bytes).sum(),
+            toolcall_parser::Value::Object(m) => m.values().map(string_bytes).sum(),
+            _ => 0,
+        }
+    }
+    for (d, call) in samples() {
+        let call = if d == Dialect::Hermes {
+            call.replacen("\"a\": 1", "\"a\": [\"hello\", {\"b\": \" world\"}]", 1)
+        } else {
+            call.replacen('1', "hello world", 1)
+        };
+        let text = format!("Sure. {call} Done.");
+        let whole = parse(&text, &opts(d));
+        assert_eq!(whole.calls().len(), 1, "{d}: {text}");
+        assert_eq!(
+            string_bytes(&whole.calls()[0].arguments["a"]),
+            11,
+            "{d}: {text}"
+        );
+        for max in 0..16 {
+            let limits = toolcall_parser::Limits::default().with_max_argument_bytes(max);
+            // `parse` asserts that every chunking gives the one-shot result.
+            let r = parse(&text, &opts(d).with_limits(limits));
+            for c in r.calls() {
+                for (k, v) in &c.arguments {
+                    assert!(string_bytes(v) <= max, "{d} {max}: {k} = {v:?}");
+                }
+            }
+            // Raw-text dialects count the layout newlines their values drop (FORMAT §7).
+            if !(11..13).contains(&max) {
+                assert_eq!(r.calls().len(), usize::from(max >= 11), "{d} {max}: {r:?}");
+            }
+        }
+    }
+}

@@ -678,3 +678,32 @@ fn every_step_that_crosses_the_argument_limit_stops_the_call_there() {
         }
     }
 }
+
+/// `parse_mixed` (the soak of 2026-11-26 10:17, five inputs alike, `fuzz/SOAK.md`): Hermes read
+/// a call whose argument `b` held `"x & y"` (5 bytes) under `max_argument_bytes` 4: JSON
+/// arguments were never measured against it. They are now, as in the legacy JSON form. The
+/// text of the first input, with its limits. The class:
+/// `every_dialect_keeps_its_arguments_within_the_argument_limit` in `tests/dialects.rs`.
+#[test]
+fn hermes_arguments_respect_the_argument_limit() {
+    let text = "_call>\"], \"b\": \"x & y\"}}\n</tool_call>\n<tool_call>\nhink>x</th\u{fffd}\u{fffd}k>Ok.\n<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": [1, \"</tool_call>\"], \"b\": \"x & y\"}}\n</tool_call>\n<tool_call>\n{\"name\": \"g\", \"arg@uments\": \"{\\\"k\\\": 1}\"}\n</too";
+    let opts = ParseOptions::default()
+        .with_dialect(toolcall_parser::Dialect::Hermes)
+        .with_ignore_fenced_calls(true)
+        .with_limits(
+            toolcall_parser::Limits::default()
+                .with_max_input_bytes(1600)
+                .with_max_calls(1)
+                .with_max_depth(6)
+                .with_max_call_bytes(216)
+                .with_max_argument_bytes(4)
+                .with_max_elements(7)
+                .with_max_input_elements(9),
+        );
+    let r = assert_chunking_invariant(text, &opts);
+    assert!(r.calls().is_empty(), "{r:?}");
+    assert_eq!(
+        r.errors()[0].limit,
+        Some(toolcall_parser::Limit::MaxArgumentBytes)
+    );
+}

@@ -390,7 +390,21 @@ impl Hermes {
         }
         self.pos = close_end;
         let text = &w[json.start - base..json.end - base];
+        let max_argument_bytes = self.asm.opts.limits.max_argument_bytes;
         let arguments = match read(text) {
+            // An argument's strings hold more than the limit (docs/FORMAT.md §7), as in the
+            // legacy JSON form: the call is the limit's, located at its object.
+            Ok((_, arguments, _))
+                if arguments
+                    .values()
+                    .any(|v| crate::json_scan::string_bytes(v) > max_argument_bytes) =>
+            {
+                let msg = format!("an argument is longer than {max_argument_bytes} bytes");
+                let limit = Limit::MaxArgumentBytes;
+                self.asm
+                    .limit_error(w, base, &mut core, limit, msg, json.start);
+                Map::new()
+            }
             Ok((name, arguments, dropped)) => {
                 // Names given again in the arguments were dropped: their first value stands.
                 if dropped > 0 {

@@ -144,10 +144,9 @@ impl ToolXml {
             }
             Lexeme::EndTag(TOOL) => match legacy_json::read(&w[start - base..end - base]) {
                 Ok(legacy)
-                    if legacy
-                        .arguments
-                        .values()
-                        .any(|v| string_bytes(v) > self.asm.opts.limits.max_argument_bytes) =>
+                    if legacy.arguments.values().any(|v| {
+                        legacy_json::string_bytes(v) > self.asm.opts.limits.max_argument_bytes
+                    }) =>
                 {
                     let msg = format!(
                         "an argument is longer than {} bytes",
@@ -231,14 +230,4 @@ pub(super) fn complete_arguments(json: &str) -> Option<serde_json::Value> {
     Some(serde_json::Value::from(arg_types::Value::Object(
         legacy.arguments,
     )))
-}
-
-/// Bytes of the strings in a JSON argument: its decoded text, as `max_argument_bytes` counts it.
-fn string_bytes(v: &arg_types::Value) -> usize {
-    match v {
-        arg_types::Value::String(s) => s.len(),
-        arg_types::Value::Array(items) => items.iter().map(string_bytes).sum(),
-        arg_types::Value::Object(m) => m.values().map(string_bytes).sum(),
-        _ => 0,
-    }
 }
