@@ -1429,3 +1429,74 @@ fn every_dialect_keeps_its_arguments_within_the_argument_limit() {
         }
     }
 }
+
+/// The per-feed fast path of the raw-text grammars (`RawValue::plain_tail`: GLM, the invoke
+/// family, Kimi-K3; Qwen3-Coder's own) equals the general path: values of plain text, of `<`
+/// and `>` inside text, of line ends (CR LF too) and of a close tag's prefix; the argument limit
+/// and the call limit at every byte around the value's end; every chunking of `parse`, with
+/// argument deltas on and off, gives the one-shot result, and where the call is read its deltas
+/// concatenate to its value.
+#[test]
+fn raw_value_fast_path_equals_the_general_path() {
+    use toolcall_parser::{Limits, StreamEvent, StreamParser, chunks};
+    let values = [
+        "plain text of a value, and more of it",
+        "a < b and c > d, then </p> and more",
+        "line one\nline two\r\nline three\n",
+        "almost a close </arg_val and </paramete and <|clos",
+    ];
+    for (d, call) in samples() {
+        if d == Dialect::Tool || d == Dialect::Hermes {
+            continue;
+        }
+        for value in values {
+            let call = call.replacen('1', value, 1);
+            let text = format!("Sure. {call} Done.");
+            let call_at = text.find(&call).expect("the call");
+            let value_end = text.find(value).expect("the value") + value.len();
+            let whole = parse(&text, &opts(d));
+            let calls = whole.calls();
+            assert_eq!(calls.len(), 1, "{d}: {text}");
+            let got = calls[0].arguments["a"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            for slack in 0..6usize {
+                for limits in [
+                    Limits::default().with_max_argument_bytes(got.len().saturating_sub(slack)),
+                    Limits::default()
+                        .with_max_call_bytes((value_end - call_at).saturating_sub(slack)),
+                ] {
+                    let o = opts(d).with_limits(limits.clone());
+                    let want = parse(&text, &o);
+                    for deltas in [true, false] {
+                        for n in [1, 2, 5] {
+                            let mut p =
+                                StreamParser::with_options(o.clone()).argument_deltas(deltas);
+                            let mut events = Vec::new();
+                            for c in chunks(&text, n) {
+                                events.extend(p.feed(c));
+                            }
+                            events.extend(p.finish());
+                            let streamed: String = events
+                                .iter()
+                                .filter_map(|e| match e {
+                                    StreamEvent::ArgumentDelta { text, .. } => Some(text.as_str()),
+                                    _ => None,
+                                })
+                                .collect();
+                            let r = ParseResult::from_events(events);
+                            assert_eq!(
+                                r, want,
+                                "{d} {value:?} {limits:?} {n}-byte, deltas {deltas}"
+                            );
+                            if deltas && !r.calls().is_empty() {
+                                assert_eq!(streamed, got, "{d} {value:?} {limits:?} {n}-byte");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

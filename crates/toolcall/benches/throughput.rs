@@ -1199,7 +1199,8 @@ fn peak_memory(harness: &std::path::Path, case: &str, input: &str) -> (usize, us
 /// `--quick`, one run) `valgrind --tool=callgrind`. Cases: `cdata`, `escaped` (1 MiB one-shot;
 /// `cdata10`, `escaped10`: 10 MiB),
 /// `stream1-cdata`, `stream1-escaped` (1-byte chunks, 256 KiB; `stream1q-…`: deltas off),
-/// `stream16-cdata`, `stream4k-cdata`, `stream16-qwen`, `stream4-qwen` (1 MiB), `small-calls`,
+/// `stream16-cdata`, `stream4k-cdata`, `stream16-qwen`, `stream4-qwen`, `stream16-glm`,
+/// `stream4-glm`, `stream16-minimax`, `stream4-minimax` (1 MiB), `small-calls`,
 /// `repair`.
 fn profile(case: &str) {
     let quick = std::env::args().any(|a| a == "--quick");
@@ -1215,6 +1216,15 @@ fn profile(case: &str) {
     let qwen = format!(
         "I'll write it.\n<tool_call>\n<function=write_file>\n<parameter=path>\nsrc/main.rs\n\
          </parameter>\n<parameter=content>\n{content}\n</parameter>\n</function>\n</tool_call>"
+    );
+    let glm = format!(
+        "I'll write it.\n<tool_call>write_file\n<arg_key>path</arg_key>\n<arg_value>src/main.rs\
+         </arg_value>\n<arg_key>content</arg_key>\n<arg_value>{content}</arg_value>\n</tool_call>"
+    );
+    let minimax = format!(
+        "I'll write it.\n<minimax:tool_call>\n<invoke name=\"write_file\">\n<parameter \
+         name=\"path\">src/main.rs</parameter>\n<parameter name=\"content\">{content}</parameter>\n\
+         </invoke>\n</minimax:tool_call>"
     );
     let (amp, _) = workload::ampersand_text(MIB);
     let bare = workload::ampersand_call(&amp, true);
@@ -1232,6 +1242,16 @@ fn profile(case: &str) {
                 let opts = ParseOptions::new().with_dialect(Dialect::Qwen3Coder);
                 let n = if case == "stream16-qwen" { 16 } else { 4 };
                 stream_dialect(&qwen, &opts, n).span.len()
+            }
+            "stream16-glm" | "stream4-glm" | "stream16-minimax" | "stream4-minimax" => {
+                let (dialect, text) = if case.ends_with("glm") {
+                    (Dialect::Glm, &glm)
+                } else {
+                    (Dialect::MinimaxM2, &minimax)
+                };
+                let opts = ParseOptions::new().with_dialect(dialect);
+                let n = if case.starts_with("stream16") { 16 } else { 4 };
+                stream_dialect(text, &opts, n).span.len()
             }
             "small-calls" => toolcall::parser::parse(&small).segments.len(),
             "repair" => toolcall::parser::parse(&bare).segments.len(),

@@ -120,6 +120,13 @@ pub(crate) struct Glm {
 impl Grammar for Glm {
     fn run(&mut self, w: &str, base: usize, is_final: bool, out: &mut Vec<StreamEvent>) -> usize {
         let inp = Input { w, base, is_final };
+        // A streamed token of a value: appended before anything else.
+        if let State::Value { call, value } = &mut self.state
+            && value.plain_tail(&mut self.asm, &mut call.core, inp, &mut self.pos)
+        {
+            value.deliver(&self.asm, &mut call.core, false, out);
+            return self.keep_from();
+        }
         loop {
             let (next, flow) = match std::mem::take(&mut self.state) {
                 State::Prose => self.prose(inp, out),

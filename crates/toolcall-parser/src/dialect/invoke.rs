@@ -227,6 +227,15 @@ pub(crate) struct Invoke {
 impl Grammar for Invoke {
     fn run(&mut self, w: &str, base: usize, is_final: bool, out: &mut Vec<StreamEvent>) -> usize {
         let inp = Input { w, base, is_final };
+        // A streamed token of a value: appended before anything else.
+        if let State::Value { call, param } = &mut self.state
+            && param
+                .value
+                .plain_tail(&mut self.asm, &mut call.core, inp, &mut self.pos)
+        {
+            self.flush_delta(out);
+            return self.keep_from();
+        }
         loop {
             let (next, flow) = match std::mem::take(&mut self.state) {
                 State::Prose => self.prose(inp, out),

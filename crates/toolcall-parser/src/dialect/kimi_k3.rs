@@ -232,7 +232,20 @@ pub(crate) struct KimiK3 {
 impl Grammar for KimiK3 {
     fn run(&mut self, w: &str, base: usize, is_final: bool, out: &mut Vec<StreamEvent>) -> usize {
         let inp = Input { w, base, is_final };
+        // A streamed token of a value: appended before anything else (the delivery and the
+        // first byte still needed are the general path's, below the loop).
+        let appended = match &mut self.state {
+            State::Value { call, param } => {
+                param
+                    .value
+                    .plain_tail(&mut self.asm, &mut call.core, inp, &mut self.pos)
+            }
+            _ => false,
+        };
         loop {
+            if appended {
+                break;
+            }
             let (next, flow) = match std::mem::take(&mut self.state) {
                 State::Prose => self.prose(inp, out),
                 State::Call { call } => self.call(inp, call, out),

@@ -267,6 +267,43 @@ impl RawValue {
         asm.push_delta(core, &self.name, out);
     }
 
+    /// The per-feed fast path of the grammars built on this value (GLM, the invoke family,
+    /// Kimi-K3), as `Qwen3Coder::plain_tail` is Qwen3-Coder's: when all that is left of a window
+    /// that is not final is text without a `<` (where no markup of these dialects can begin),
+    /// as a streamed token inside a value usually is, it is the value's, appended at once and
+    /// `*pos` moved past it. `false`, having done nothing, when the general path must decide: a
+    /// `<`, the layout newline after the opening tag not looked for yet, a limit that could be
+    /// met in it. The chunking properties hold the two paths to the same result
+    /// (`raw_value_fast_path_equals_the_general_path`).
+    pub(crate) fn plain_tail(
+        &mut self,
+        asm: &mut Assembler,
+        core: &mut CallCore,
+        inp: Input<'_>,
+        pos: &mut usize,
+    ) -> bool {
+        if inp.is_final || !self.started {
+            return false;
+        }
+        let rest = inp.from(*pos);
+        if rest.is_empty()
+            || asm.call_too_long(core, inp.end())
+            || core.argument_bytes.saturating_add(rest.len()) > asm.opts.limits.max_argument_bytes
+            || memchr::memchr(b'<', rest).is_some()
+        {
+            return false;
+        }
+        crate::work::add(rest.len());
+        let counted = asm.count_argument_bytes(inp.w, inp.base, core, rest.len(), *pos);
+        debug_assert!(
+            counted,
+            "checked above: the argument stays within its limit"
+        );
+        self.text.push_str(&inp.w[*pos - inp.base..]);
+        *pos = inp.end();
+        true
+    }
+
     /// How many bytes from absolute `pos` are plain text of the value: everything before the
     /// next `<` that can matter, a close tag (`</`) or, with `line_starts`, a `<` at the start of
     /// a line; found by `memmem` with the answers kept, so each byte is scanned once. A `<` at the
