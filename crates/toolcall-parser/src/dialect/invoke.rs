@@ -150,7 +150,7 @@ enum State {
     /// Inside an invoke, between parameters.
     Invoke { call: Box<Call> },
     /// Inside a parameter's value.
-    Value { call: Box<Call>, param: Param },
+    Value { call: Box<Call>, param: Box<Param> },
     /// A close tag inside a value: structural or text, as what follows decides.
     Closing(Closing),
     /// In a block after a call: blanks and separators were looked at up to `scanned`; another
@@ -164,7 +164,7 @@ enum State {
 #[derive(Debug)]
 struct Closing {
     call: Box<Call>,
-    param: Param,
+    param: Box<Param>,
     /// The close tag's bytes.
     close: Range<usize>,
     kind: Close,
@@ -689,7 +689,7 @@ impl Invoke {
         string: Option<bool>,
         (at, end): (usize, usize),
         out: &mut Vec<StreamEvent>,
-    ) -> Option<Param> {
+    ) -> Option<Box<Param>> {
         let (name, repeated) = self.asm.open_raw_argument(
             inp.w,
             inp.base,
@@ -703,10 +703,10 @@ impl Invoke {
         if repeated {
             call.core.delta_argument = None;
         }
-        Some(Param {
+        Some(Box::new(Param {
             value: RawValue::new(name, true).repeated(repeated),
             string,
-        })
+        }))
     }
 
     /// Closes `param`: its value is complete.
@@ -781,7 +781,7 @@ impl Invoke {
         &mut self,
         inp: Input<'_>,
         mut call: Box<Call>,
-        mut param: Param,
+        mut param: Box<Param>,
         out: &mut Vec<StreamEvent>,
     ) -> (State, Flow) {
         match param.value.start(inp, self.pos) {
@@ -832,7 +832,7 @@ impl Invoke {
                             RepairKind::UnclosedParameter,
                             abs,
                         );
-                        self.close_parameter(&mut call, param, out);
+                        self.close_parameter(&mut call, *param, out);
                         self.pos = abs + n;
                         return match self.open_parameter(
                             inp,
@@ -856,7 +856,7 @@ impl Invoke {
                 let close = abs..abs + n;
                 self.pos = close.end;
                 if kind != Close::Parameter && param.value.at_line_start() {
-                    return self.close_structurally(inp, call, param, close, kind, out);
+                    return self.close_structurally(inp, call, *param, close, kind, out);
                 }
                 let scanned = close.end;
                 return (
@@ -936,7 +936,7 @@ impl Invoke {
         };
         self.lexer.reset();
         if structural {
-            return self.close_structurally(inp, call, param, close, kind, out);
+            return self.close_structurally(inp, call, *param, close, kind, out);
         }
         // Text of the value after all: the close tag, as written.
         self.asm.repair(
