@@ -36,11 +36,12 @@ pub enum StreamEvent {
         /// The tool's name.
         tool_name: String,
     },
-    /// A top-level argument begins (the `<tool>` dialect, and the dialects whose deltas are the
-    /// value itself, see [`Dialect::exact_argument_deltas`]): arguments begin in the order the
-    /// call's `arguments` map will hold them, even an empty one, which has no delta. In the
-    /// `<tool>` dialect a name may begin again: repeated elements of one name are one argument
-    /// (an array, or an error where the schema allows no array).
+    /// A top-level argument begins (the `<tool>` dialect, MiniMax-M3, and the dialects whose
+    /// deltas are the value itself, see [`Dialect::exact_argument_deltas`]): arguments begin in
+    /// the order the call's `arguments` map will hold them, even an empty one, which has no
+    /// delta. In the `<tool>` dialect and MiniMax-M3 a name may begin again: repeated elements of
+    /// one name are one argument (an array, or in `<tool>` an error where the schema allows no
+    /// array).
     ///
     /// [`Dialect::exact_argument_deltas`]: crate::Dialect::exact_argument_deltas
     ArgumentStarted {
@@ -67,7 +68,8 @@ pub enum StreamEvent {
         /// The new text.
         text: String,
     },
-    /// The `<tool>` dialect: the deltas of a top-level argument stop being its content as
+    /// The `<tool>` dialect and MiniMax-M3 (at an argument's first child element, docs/FORMAT.md
+    /// §9.9 rule 12): the deltas of a top-level argument stop being its content as
     /// written. Until this event, the argument's deltas concatenate to the start of its content
     /// exactly as written (which is also the start of its string when markup inside it makes the
     /// string its markup verbatim, docs/FORMAT.md §4 rule 5); the delta that follows it had a

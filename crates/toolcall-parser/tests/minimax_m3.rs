@@ -805,3 +805,29 @@ mod properties {
         }
     }
 }
+
+/// Rule 12: each top-level argument is announced at its tag (a name given again, again), and
+/// its first child element is reported (`ArgumentDecoded`), in every chunking.
+#[test]
+fn rule_12_arguments_are_announced_and_their_first_child_reported() {
+    let text = m3(
+        "§<tool_call>§<invoke name=\"f\">§<code>x§</code>§<obj>t §<k>v§</k>§<k>w§</k>§</obj>\
+         §<code>y§</code>§</invoke>§</tool_call>",
+    );
+    for n in [1, 2, 3, 7, 13, 4096] {
+        let events = common::stream_events(&text, &opts(), n);
+        let marks: Vec<String> = events
+            .iter()
+            .filter_map(|e| match e {
+                StreamEvent::ArgumentStarted { argument, .. } => Some(format!("start {argument}")),
+                StreamEvent::ArgumentDecoded { argument, .. } => Some(format!("child {argument}")),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            marks,
+            ["start code", "start obj", "child obj", "start code"],
+            "chunks of {n}"
+        );
+    }
+}

@@ -560,3 +560,46 @@ fn tool_string_arguments_stream_under_the_value_text_rule() {
     assert!(checked > 100, "{checked}");
     assert_eq!(one_shot(&text, &opts)[0].1, all);
 }
+
+/// MiniMax-M3: arguments come whole with the finished call. A string argument is its content
+/// verbatim (FORMAT §9.9), but a name given again makes it an array, which a streamed string
+/// could not be taken back from; so the bridge waits. In every chunking the fragments form the
+/// final arguments (nested, repeated, typed, blank).
+#[test]
+fn minimax_m3_arguments_come_whole_and_true() {
+    let m = "]<]minimax[>[";
+    let call = |args: &str| {
+        format!(
+            "Ok.\n{m}<tool_call>\n{m}<invoke name=\"f\">\n{}\n{m}</invoke>\n{m}</tool_call>\nDone.",
+            args.replace('§', m)
+        )
+    };
+    let mut schemas = ToolSchemas::default();
+    schemas.insert(
+        "f",
+        serde_json::json!({"type": "object", "properties": {
+            "a": {"type": "string"}, "b": {"type": "string"}, "n": {"type": "integer"},
+            "o": {"type": "object"}}}),
+    );
+    let typed = ParseOptions::new()
+        .with_dialect(Dialect::MinimaxM3)
+        .with_schemas(Arc::new(schemas));
+    let cases = [
+        "§<a>\n  a <b> & c\n§</a>§<b>second</b>§</b>",
+        "§<a>text §<day>Mon§</day> x§</a>§<b>after</b>",
+        "§<a>one§</a>§<n> 7 §</n>§<b>two§</b>",
+        "§<a>one§</a>§<a>two§</a>§<b>three§</b>",
+        "§<o>§<k>v§</k>§</o>§<a>last§</a>",
+        "§<a>   §</a>§<b>§</b>",
+    ];
+    for opts in [typed, ParseOptions::new().with_dialect(Dialect::MinimaxM3)] {
+        for args in cases {
+            let text = call(args);
+            assert_eq!(one_shot(&text, &opts).len(), 1, "{text}");
+            for n in 1..=7 {
+                let cuts: Vec<usize> = (n..text.len()).step_by(n).collect();
+                check(&text, &opts, &cuts);
+            }
+        }
+    }
+}

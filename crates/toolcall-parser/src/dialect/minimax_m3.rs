@@ -480,7 +480,7 @@ impl MinimaxM3 {
         }
         match self.read_tag(inp, at) {
             Read::NeedMore => (State::Invoke { call }, Flow::Stop),
-            Read::Tag(Tag::Open(key), end) => self.open_element(inp, call, key, at, end),
+            Read::Tag(Tag::Open(key), end) => self.open_element(inp, call, key, (at, end), out),
             Read::Tag(Tag::InvokeClose, end) => {
                 self.pos = end;
                 self.end_call(inp, call, end, out);
@@ -538,8 +538,8 @@ impl MinimaxM3 {
         inp: Input<'_>,
         mut call: Box<Call>,
         key: &str,
-        at: usize,
-        end: usize,
+        (at, end): (usize, usize),
+        out: &mut Vec<StreamEvent>,
     ) -> (State, Flow) {
         let limits = &self.asm.opts.limits;
         let (max_depth, max_elements) = (limits.max_depth, limits.max_elements);
@@ -559,8 +559,20 @@ impl MinimaxM3 {
             return (State::Skip { call }, Flow::Again);
         }
         let mut encoding = None;
+        let top_level_parent = call.stack.len() == 1;
         match call.stack.last_mut() {
-            Some(parent) => parent.flush_text(),
+            Some(parent) => {
+                // A top-level argument's first child element: its deltas, its text so far,
+                // stop being its content as written (rule 12).
+                if top_level_parent && !parent.element.has_child_elements() && self.asm.emit_deltas
+                {
+                    out.push(StreamEvent::ArgumentDecoded {
+                        index: call.core.index,
+                        argument: Arc::from(parent.element.name.as_str()),
+                    });
+                }
+                parent.flush_text();
+            }
             None => {
                 if !call.core.has_argument(key) {
                     encoding = Some(call.core.encodings.len());
@@ -571,7 +583,13 @@ impl MinimaxM3 {
                 }
                 call.core.argument_started(key, at, end);
                 if self.asm.emit_deltas {
-                    call.core.delta_argument = Some(Arc::from(key));
+                    let argument: Arc<str> = Arc::from(key);
+                    call.core.delta_argument = Some(Arc::clone(&argument));
+                    out.push(StreamEvent::ArgumentStarted {
+                        index: call.core.index,
+                        argument,
+                        string: None,
+                    });
                 }
             }
         }
@@ -626,7 +644,7 @@ impl MinimaxM3 {
             match self.read_tag(inp, m) {
                 Read::NeedMore => return (State::Element { call }, Flow::Stop),
                 Read::Tag(Tag::Open(key), end) => {
-                    return self.open_element(inp, call, key, m, end);
+                    return self.open_element(inp, call, key, (m, end), out);
                 }
                 Read::Tag(Tag::Close(name), end)
                     if call.stack.last().is_some_and(|f| f.element.name == name) =>
