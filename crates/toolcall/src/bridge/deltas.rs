@@ -19,7 +19,9 @@
 //!   deltas are its text as written, held back only where the value-text rule may still trim
 //!   (docs/FORMAT.md §2); other arguments are known only when the call ends (inference, arrays
 //!   and objects see the whole call), so from the first of them, or from a reference or CDATA
-//!   section (`ArgumentDecoded`), the rest of the arguments come as one fragment then;
+//!   section (`ArgumentDecoded`), the rest of the arguments come as one fragment then; a
+//!   MiniMax-M3 call's arguments come whole (a name given again turns its string into an
+//!   array, docs/FORMAT.md §9.9);
 //! - a call that turns out truncated or malformed gets [`DeltaEvent::CallFailed`]: a host must
 //!   not run it, whatever fragments it had (docs/GUIDE.md);
 //! - a call without arguments gets `{}`, streamed or not.
