@@ -242,21 +242,8 @@ impl Grammar for KimiK3 {
             }
             _ => false,
         };
-        loop {
-            if appended {
-                break;
-            }
-            let (next, flow) = match std::mem::take(&mut self.state) {
-                State::Prose => self.prose(inp, out),
-                State::Call { call } => self.call(inp, call, out),
-                State::Value { call, param } => self.value(inp, call, param, out),
-                State::Closing(c) => self.closing(inp, c, out),
-                State::Skip { call } => self.skip(inp, call, out),
-            };
-            self.state = next;
-            if flow == Flow::Stop {
-                break;
-            }
+        if !appended {
+            self.run_states(inp, out);
         }
         if is_final {
             self.finish(inp, out);
@@ -285,6 +272,23 @@ impl Grammar for KimiK3 {
 }
 
 impl KimiK3 {
+    /// The general path: each state's handler in turn until one needs more input.
+    fn run_states(&mut self, inp: Input<'_>, out: &mut Vec<StreamEvent>) {
+        loop {
+            let (next, flow) = match std::mem::take(&mut self.state) {
+                State::Prose => self.prose(inp, out),
+                State::Call { call } => self.call(inp, call, out),
+                State::Value { call, param } => self.value(inp, call, param, out),
+                State::Closing(c) => self.closing(inp, c, out),
+                State::Skip { call } => self.skip(inp, call, out),
+            };
+            self.state = next;
+            if flow == Flow::Stop {
+                break;
+            }
+        }
+    }
+
     pub(crate) fn new(opts: ParseOptions, progress: bool) -> Self {
         KimiK3 {
             asm: Assembler::new(opts, Dialect::KimiK3, progress),
