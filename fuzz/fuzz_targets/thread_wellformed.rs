@@ -156,9 +156,13 @@ fuzz_target!(|data: &[u8]| {
                         ..
                     }
                 ) {
-                    let _: Json = serde_json::from_str(&entry.text).unwrap_or_else(|e| {
-                        panic!("JSON body does not parse: {e}\n{:?}", entry.text)
-                    });
+                    // Valid JSON, checked without `serde_json::Value`: with serde_json's
+                    // `raw_value` feature (on in this workspace) `Value` cannot read an object
+                    // whose first key is serde_json's reserved raw-value token, a valid key.
+                    let _: serde::de::IgnoredAny = serde_json::from_str(&entry.text)
+                        .unwrap_or_else(|e| {
+                            panic!("JSON body does not parse: {e}\n{:?}", entry.text)
+                        });
                 }
             }
             (None, _) => {}

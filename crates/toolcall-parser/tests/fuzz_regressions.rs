@@ -707,3 +707,83 @@ fn hermes_arguments_respect_the_argument_limit() {
         Some(toolcall_parser::Limit::MaxArgumentBytes)
     );
 }
+
+/// `parse_mixed` (the soak of 2026-11-26 12:02): a Hermes call whose `</tool_call>` the input
+/// cuts short is read with `missing_call_closer` (FORMAT §9.2), its span running to the end of
+/// the input, the cut closer included: no markup is left as prose (with only blanks after the
+/// object, the call ends with it). Pinned at every cut of the closer (the fuzz target's check
+/// had wanted every span to end at `>` or `}`; it allows this case now).
+#[test]
+fn a_hermes_call_with_its_closer_cut_spans_to_the_end() {
+    let call = "<tool_call>\n{\"name\": \"g\", \"arguments\": {\"a\": 1}}\n</tool_call>";
+    let object_end = call.find("}}").unwrap() + 2;
+    let opts = ParseOptions::default().with_dialect(toolcall_parser::Dialect::Hermes);
+    for cut in object_end..call.len() {
+        let text = &call[..cut];
+        let r = assert_chunking_invariant(text, &opts);
+        assert_eq!(r.calls().len(), 1, "{text:?}");
+        // Blanks alone after the object: the call ends with it.
+        let end = if text[object_end..].trim().is_empty() {
+            object_end
+        } else {
+            text.len()
+        };
+        assert_eq!(r.calls()[0].span.end, end, "{text:?}");
+        assert!(!r.prose().contains('<'), "{text:?}: {:?}", r.prose());
+        assert!(
+            r.calls()[0]
+                .repairs
+                .iter()
+                .any(|rep| rep.kind == toolcall_parser::RepairKind::MissingCallCloser),
+            "{text:?}"
+        );
+    }
+}
+
+/// `parse_mixed` (the soak of 2026-11-26 12:02; two inputs alike): a **panic** in GLM under
+/// `auto`. The grammar remembered how far it had scanned for a tool name after `<tool_call>`;
+/// `auto` reads a candidate in windows cut at the next marker of any dialect, and a later window
+/// ended before that point: the slice began past its end. The scan now starts at the nearer of
+/// the two, the class of `a_terminator_found_in_a_longer_window_is_not_in_a_capped_one`. The
+/// input as found (lossily decoded, as the target reads it), `auto`, fences ignored.
+#[test]
+fn glm_under_auto_a_shorter_window_than_the_last_scan() {
+    let text: String = [
+        "\u{0}<t=============={=====\u{fffd}".to_owned(),
+        "\n".repeat(15),
+        "\u{2}".to_owned(),
+        "\n".repeat(20),
+        "<tool_call>".to_owned(),
+        "\n".repeat(15),
+        "<tool_call>".to_owned(),
+        "\n".repeat(60),
+        "<tool_call>".to_owned(),
+        "\n".repeat(194),
+        "<tool_call>".to_owned(),
+        "\n".repeat(20),
+        "G".to_owned(),
+        "\n".repeat(62),
+        "d\u{0}\u{0}\u{0}".to_owned(),
+        "\n".repeat(16),
+        "{\"server_name\":".to_owned(),
+        "\n".repeat(13),
+        "\u{11}".to_owned(),
+        "\n".repeat(6),
+        "=======".to_owned(),
+        "\n".repeat(2),
+        "======>{".to_owned(),
+    ]
+    .concat();
+    let opts = ParseOptions::default()
+        .with_dialect(toolcall_parser::Dialect::Auto)
+        .with_ignore_fenced_calls(true);
+    let r = assert_chunking_invariant(&text, &opts);
+    assert!(r.calls().is_empty(), "{r:?}");
+    for d in [
+        toolcall_parser::Dialect::Glm,
+        toolcall_parser::Dialect::Auto,
+    ] {
+        let opts = ParseOptions::default().with_dialect(d);
+        assert_chunking_invariant(&text, &opts);
+    }
+}

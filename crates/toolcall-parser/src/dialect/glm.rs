@@ -302,11 +302,12 @@ impl Glm {
         }
         let named = true;
         let limit = (end + MAX_NAME_TEXT).min(inp.end());
-        let Some(lt) = memchr(
-            b'<',
-            &inp.w.as_bytes()[scanned - inp.base..limit - inp.base],
-        )
-        .map(|i| scanned + i) else {
+        // What was scanned may reach past this window: `auto` reads a candidate in windows cut
+        // at the next marker of any dialect, shorter than one it read before.
+        let from = scanned.min(limit);
+        let Some(lt) =
+            memchr(b'<', &inp.w.as_bytes()[from - inp.base..limit - inp.base]).map(|i| scanned + i)
+        else {
             if limit == end + MAX_NAME_TEXT || inp.is_final {
                 return not_a_call(self);
             }
