@@ -452,6 +452,7 @@ impl Glm {
                 Flow::Stop,
             )
         };
+        let scanned = scanned.min(inp.end());
         let Some(lt) = memchr(b'<', inp.from(scanned)).map(|i| scanned + i) else {
             if self.asm.call_too_long(&call.core, inp.end()) {
                 self.asm.fail_too_long(inp.w, inp.base, &mut call.core);

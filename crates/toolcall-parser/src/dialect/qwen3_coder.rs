@@ -901,7 +901,8 @@ impl Qwen3Coder {
             scanned,
         } = c;
         let bytes = inp.bytes();
-        let rel = scanned - inp.base;
+        // A window may end before what an earlier, longer one scanned (`auto` cuts windows).
+        let rel = (scanned - inp.base).min(bytes.len());
         let next = bytes[rel..]
             .iter()
             .position(|b| !is_blank(*b))
@@ -1045,7 +1046,8 @@ impl Qwen3Coder {
         out: &mut Vec<StreamEvent>,
     ) -> (State, Flow) {
         let bytes = inp.bytes();
-        let rel = scanned - inp.base;
+        // A window may end before what an earlier, longer one scanned (`auto` cuts windows).
+        let rel = (scanned - inp.base).min(bytes.len());
         let Some(at) = bytes[rel..]
             .iter()
             .position(|b| !is_blank(*b))

@@ -326,7 +326,8 @@ impl Hermes {
             named,
         } = after;
         let bytes = w.as_bytes();
-        let rel = scanned - base;
+        // A window may end before what an earlier, longer one scanned (`auto` cuts windows).
+        let rel = (scanned - base).min(bytes.len());
         let next = bytes[rel..].iter().position(|b| !b.is_ascii_whitespace());
         let (close_end, repair) = match next {
             None if is_final => (json.end, true),

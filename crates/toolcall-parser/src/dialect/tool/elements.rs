@@ -708,7 +708,8 @@ impl ToolXml {
             return Flow::Again;
         };
         let bytes = w.as_bytes();
-        let rel = scanned - base;
+        // A window may end before what an earlier, longer one scanned (a call-capped window).
+        let rel = (scanned - base).min(bytes.len());
         let ws = bytes[rel..]
             .iter()
             .position(|&b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
