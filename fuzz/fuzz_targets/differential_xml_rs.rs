@@ -8,7 +8,8 @@
 //! than one each of `<server_name>`, `<tool_name>` (required, non-empty, text only) and
 //! `<arguments>` directly inside `<tool>` (an error), a `<tool>` element inside the call (it
 //! starts a new call), processing instructions (an error), nesting beyond the depth limit, and
-//! anything before the root (prose, where a `<tool>` in a comment would be a call).
+//! anything before the root (prose, where a `<tool>` in a comment would be a call), and comments
+//! the format reads as text (holding `<tool>` or `</tool>`, or longer than 16 KiB).
 //!
 //! Byte 0 chooses the input: odd, the rest is the document as it is; even, the rest drives a
 //! generator of documents with every construct a model writes (references, CDATA, comments,
@@ -251,6 +252,28 @@ fn has_processing_instruction(doc: &str) -> bool {
         .any(|e| matches!(e, Ok(XmlEvent::ProcessingInstruction { .. })))
 }
 
+/// Whether xml-rs reports a comment that the format reads as text (docs/FORMAT.md §7): one
+/// holding the element `tool` (`<tool` or `</tool` where the name ends), or one longer than the
+/// 16 KiB a comment may span.
+fn has_comment_read_as_text(doc: &str) -> bool {
+    let barred = |c: &str| {
+        ["<tool", "</tool"].iter().any(|b| {
+            c.match_indices(b).any(|(i, _)| {
+                c.as_bytes().get(i + b.len()).is_none_or(|&n| {
+                    !(n.is_ascii_alphanumeric()
+                        || matches!(n, b'_' | b':' | b'-' | b'.')
+                        || n >= 0x80)
+                })
+            })
+        })
+    };
+    xml::ParserConfig::new()
+        .ignore_comments(false)
+        .create_reader(doc.as_bytes())
+        .into_iter()
+        .any(|e| matches!(e, Ok(XmlEvent::Comment(c)) if barred(&c) || c.len() + 7 > 16 * 1024))
+}
+
 /// The call xml-rs's tree describes, when the document is a valid call in the format.
 fn expected(doc: &str) -> Option<(String, String, arg_types::Map)> {
     if !doc
@@ -285,7 +308,8 @@ fn expected(doc: &str) -> Option<(String, String, arg_types::Map)> {
         return None;
     }
     let arguments = tree.child("arguments").cloned().unwrap_or_default();
-    if !only_layout(&arguments) || has_processing_instruction(doc) {
+    if !only_layout(&arguments) || has_processing_instruction(doc) || has_comment_read_as_text(doc)
+    {
         return None;
     }
     let server_name = server_name

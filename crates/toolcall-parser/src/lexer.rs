@@ -123,6 +123,22 @@ impl Seek {
         limit: usize,
         needle: &memmem::Finder<'_>,
     ) -> Option<usize> {
+        self.find_where(bytes, base, p, limit, needle, |_| Some(true))
+    }
+
+    /// As [`Seek::find`], for the first occurrence that `takes` takes: given what follows the
+    /// occurrence in the window, it says whether the occurrence counts (`Some(true)`), does not
+    /// (`Some(false)`: the search goes on past it), or cannot be told yet (`None`: the window
+    /// ends too soon; nothing is found, and the next search resumes at that occurrence).
+    fn find_where(
+        &mut self,
+        bytes: &[u8],
+        base: usize,
+        p: usize,
+        limit: usize,
+        needle: &memmem::Finder<'_>,
+        takes: impl Fn(&[u8]) -> Option<bool>,
+    ) -> Option<usize> {
         let n = needle.needle().len();
         let mut start = p;
         match self.found {
@@ -136,20 +152,28 @@ impl Seek {
         }
         // Bytes that may hold the first byte of an occurrence before `limit`, and the rest of it.
         let end = (base + bytes.len()).min(limit.saturating_add(n - 1));
-        if start >= end {
-            self.found = Found::NoneBefore(start);
-            return None;
-        }
-        let hit = needle.find(&bytes[start - base..end - base]);
-        scanned(hit.map_or(end - start, |i| i + n));
-        match hit {
-            Some(i) => {
-                self.found = Found::At(start + i);
-                (start + i < limit).then_some(start + i)
+        loop {
+            if start >= end {
+                self.found = Found::NoneBefore(start);
+                return None;
             }
-            None => {
+            let Some(i) = needle.find(&bytes[start - base..end - base]) else {
+                scanned(end - start);
                 self.found = Found::NoneBefore((end + 1).saturating_sub(n).max(start));
-                None
+                return None;
+            };
+            let hit = start + i;
+            scanned(i + n);
+            match takes(&bytes[hit + n - base..]) {
+                Some(true) => {
+                    self.found = Found::At(hit);
+                    return (hit < limit).then_some(hit);
+                }
+                Some(false) => start = hit + 1,
+                None => {
+                    self.found = Found::NoneBefore(hit);
+                    return None;
+                }
             }
         }
     }
@@ -497,10 +521,13 @@ impl Lexer {
         // A barrier before the terminator (or, while it is not in sight, anywhere in the window).
         let barrier_limit = end.unwrap_or(limit);
         let barred = match &self.barrier {
-            Some(finders) => finders
-                .iter()
-                .zip(&mut self.seek_barrier)
-                .any(|(f, s)| s.find(bytes, base, body, barrier_limit, f).is_some()),
+            Some(finders) => finders.iter().zip(&mut self.seek_barrier).any(|(f, s)| {
+                // `<NAME` begins the element only where the name ends (`<tool_name` is
+                // another element).
+                let ends = |after: &[u8]| after.first().map(|&b| !is_name_byte(b));
+                s.find_where(bytes, base, body, barrier_limit, f, ends)
+                    .is_some()
+            }),
             None => false,
         };
         match end {
@@ -1021,7 +1048,7 @@ mod tests {
         let call = |value: String| {
             format!("<tool><tool_name>w</tool_name><arguments><c>{value}</c></arguments></tool>")
         };
-        let inputs: [(&str, &dyn Fn(usize) -> String); 6] = [
+        let inputs: [(&str, &dyn Fn(usize) -> String); 7] = [
             ("CRLF in CDATA", &|n| {
                 call(format!("<![CDATA[{}]]>", "ab;\r\n".repeat(n)))
             }),
@@ -1034,6 +1061,10 @@ mod tests {
                 format!("{}-->", call("a <!-- b".into()).repeat(n))
             }),
             ("unclosed tags", &|n| call("<a b='".repeat(n))),
+            // Occurrences of the barriers' bytes that are no barrier (a longer name).
+            ("unclosed comments holding longer names", &|n| {
+                call("x <!-- <tool_name </toolbox\n".repeat(n))
+            }),
         ];
         for (what, make) in inputs {
             let mut last: Option<[usize; 2]> = None;

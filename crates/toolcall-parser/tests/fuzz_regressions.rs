@@ -787,3 +787,19 @@ fn glm_under_auto_a_shorter_window_than_the_last_scan() {
         assert_chunking_invariant(&text, &opts);
     }
 }
+
+/// `differential_xml_rs` (CI fuzz-smoke of 2026-11-26): a comment inside `<tool>` holding
+/// `<tool_name>` (here a mutated `<!-- c<tool_name>an<rg…`) was no comment, as if it held the
+/// call's own `<tool`, so well-formed XML read as `unexpected_text`. A comment is barred only by
+/// the element `tool` itself, where the name ends after `<tool` / `</tool` (docs/FORMAT.md §7).
+#[test]
+fn a_comment_holding_a_longer_name_than_the_call_element_is_a_comment() {
+    let text = "<tool a=\"1\">\n  <!-- c<tool_name>an<rgnnnnnnnn</tool_name>uments><c>a <b>x</b> \
+                c</c> --><tool_name>t</tool_name><arguments><c>a <b>x</b> c</c></arguments></tool>";
+    let r = assert_chunking_invariant(text, &ParseOptions::default());
+    assert!(r.errors().is_empty(), "{:?}", r.errors());
+    let c = &r.calls()[0];
+    assert_eq!(c.tool_name, "t");
+    assert!(c.repairs.is_empty(), "{:?}", c.repairs);
+    assert_eq!(c.arguments["c"].as_str(), Some("a <b>x</b> c"));
+}

@@ -577,6 +577,57 @@ fn unclosed_comments_and_instructions_swallow_nothing() {
     assert_eq!(args["d"], Value::Int(1));
 }
 
+/// docs/FORMAT.md §7: the barrier of a comment is the element `tool`, not its name's prefix. A
+/// comment or processing instruction holding `<tool_name>`, `</toolbox`, `<tool-1`, `<tool.x` or
+/// `<tool:a` is skipped as XML skips it; one holding `<tool>`, `<tool `, `<tool/`, `</tool>` or
+/// `</tool ` is text. Every chunking reads alike, a cut right after `<tool` included.
+#[test]
+fn only_the_call_element_itself_bars_a_comment() {
+    for (opener, closer) in [("<!--", "-->"), ("<?", "?>")] {
+        for inner in [
+            "<tool_name>",
+            "</toolbox",
+            "<tool-1",
+            "<tool.x",
+            "<tool:a",
+            "<toolé",
+        ] {
+            let text = call("a", &format!("<c>x {opener} {inner} {closer}y</c>"));
+            let r = assert_chunking_invariant(&text, &ParseOptions::default());
+            if opener == "<?" {
+                // A closed processing instruction is an error inside a call, wherever it is.
+                assert_eq!(r.errors()[0].kind, ErrorKind::ForbiddenMarkup, "{inner}");
+                continue;
+            }
+            assert!(r.errors().is_empty(), "{inner}: {:?}", r.errors());
+            let c = &r.calls()[0];
+            assert_eq!(c.arguments["c"].as_str(), Some("x y"), "{inner}");
+            assert!(c.repairs.is_empty(), "{inner}: {:?}", c.repairs);
+        }
+        for inner in ["<tool>", "<tool ", "<tool/", "</tool>", "</tool "] {
+            let text = format!(
+                "{}{}{closer}",
+                call("a", &format!("<c>x {opener} {inner}y</c>")),
+                call("b", "<p>2</p>")
+            );
+            let r = assert_chunking_invariant(&text, &ParseOptions::default());
+            // The comment's `<` is literal; what comes after it is read as markup, so the
+            // second call is read whatever the first became.
+            assert!(
+                r.calls().iter().any(|c| c.tool_name == "b"),
+                "{opener} {inner}: {:?}",
+                r.segments
+            );
+            assert!(
+                !r.calls()
+                    .iter()
+                    .any(|c| c.tool_name == "a" && c.arguments["c"].as_str() == Some("x y")),
+                "{opener} {inner} was skipped as a comment"
+            );
+        }
+    }
+}
+
 /// docs/FORMAT.md §7: errors point at the first offending byte. A misspelt close tag of a value
 /// (`</contnet>` on line 7) is text at first (a stray close tag, §4 rule 4); when the value is
 /// never closed, the error is reported at it, not at `</arguments>` on line 8 (issue 14 item 19).
