@@ -569,13 +569,7 @@ fn auto_small_limits_the_call_limit_error_is_placed_alike_in_every_chunking() {
         .with_limits(common::fuzz_small_limits());
     let text = String::from_utf8_lossy(bytes);
     let whole = toolcall_parser::parse_with(&text, &opts);
-    let mut p = toolcall_parser::StreamParser::with_options(opts);
-    let mut events = Vec::new();
-    for b in bytes.chunks(1) {
-        events.extend(p.feed_bytes(b));
-    }
-    events.extend(p.finish());
-    assert_eq!(toolcall_parser::ParseResult::from_events(events), whole);
+    assert_eq!(common::parse_bytes_chunked(bytes, &opts, 1), whole);
 }
 
 /// `stream_chunking` (the soaks of 2026-11-26 08:00 and 09:03), the input as found: the second
@@ -594,13 +588,7 @@ fn auto_small_limits_the_second_call_meets_the_same_limit_in_every_chunking() {
         .with_limits(common::fuzz_small_limits());
     let text = String::from_utf8_lossy(bytes);
     let whole = toolcall_parser::parse_with(&text, &opts);
-    let mut p = toolcall_parser::StreamParser::with_options(opts);
-    let mut events = Vec::new();
-    for b in bytes.chunks(1) {
-        events.extend(p.feed_bytes(b));
-    }
-    events.extend(p.finish());
-    assert_eq!(toolcall_parser::ParseResult::from_events(events), whole);
+    assert_eq!(common::parse_bytes_chunked(bytes, &opts, 1), whole);
 }
 
 /// The class of `auto_small_limits_the_call_limit_error_is_placed_alike_in_every_chunking`: a

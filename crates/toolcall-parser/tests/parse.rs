@@ -902,17 +902,8 @@ fn raw_bytes_may_split_characters_anywhere() {
     let text = format!("Ünïcødé prose 🦀\n{}", call("wrïte", "<c>ça &amp; 🦀</c>"));
     let whole = parse(&text);
     for n in [1, 2, 3, 5] {
-        let mut p = toolcall_parser::StreamParser::new();
-        let mut events = Vec::new();
-        for b in text.as_bytes().chunks(n) {
-            events.extend(p.feed_bytes(b));
-        }
-        events.extend(p.finish());
-        assert_eq!(
-            toolcall_parser::ParseResult::from_events(events),
-            whole,
-            "chunk {n}"
-        );
+        let streamed = common::parse_bytes_chunked(text.as_bytes(), &ParseOptions::default(), n);
+        assert_eq!(streamed, whole, "chunk {n}");
     }
     let mut p = toolcall_parser::StreamParser::new();
     let mut events = p.feed_bytes(b"ok \xff then \xe2\x82");

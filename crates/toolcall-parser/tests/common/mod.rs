@@ -19,6 +19,18 @@ pub(crate) fn stream_events(text: &str, options: &ParseOptions, n: usize) -> Vec
     events
 }
 
+/// Streams raw `bytes` in chunks of `n` bytes through `feed_bytes` (so that a chunk may split a
+/// character anywhere) and folds the events.
+pub(crate) fn parse_bytes_chunked(bytes: &[u8], options: &ParseOptions, n: usize) -> ParseResult {
+    let mut p = StreamParser::with_options(options.clone());
+    let mut events = Vec::new();
+    for chunk in bytes.chunks(n) {
+        events.extend(p.feed_bytes(chunk));
+    }
+    events.extend(p.finish());
+    ParseResult::from_events(events)
+}
+
 /// Streams `text` in chunks whose sizes alternate between `sizes[0]` and `sizes[1]` (at
 /// character boundaries), as the fuzzers like to, and folds the events.
 pub(crate) fn parse_alternating(
