@@ -481,6 +481,91 @@ impl<'de> Deserialize<'de> for Value {
     }
 }
 
+/// Reads any JSON value into a `serde_json::Value` through [`Value`]'s own visitor, for
+/// `#[serde(deserialize_with = "arg_types::value::deserialize_json")]` on a field that holds JSON
+/// from outside (a model, a tool, a client).
+///
+/// `serde_json::Value`'s own `Deserialize` gives a meaning to the member name
+/// `$serde_json::private::RawValue` whenever any crate in the build enables serde_json's
+/// `raw_value` feature (this crate does, so that a big integer is written with every digit): an
+/// object whose first member has that name is read as the raw JSON text of its value, and an
+/// object such as `{"$serde_json::private::RawValue": "x"}` fails to read. Read here, that name is
+/// a member like any other. Numbers follow the JSON mapping (`From<Value>`): an integer beyond
+/// `u64` is the nearest `f64`, as serde_json reads it.
+///
+/// ```
+/// #[derive(serde::Deserialize)]
+/// struct Event {
+///     #[serde(deserialize_with = "arg_types::value::deserialize_json")]
+///     result: serde_json::Value,
+/// }
+/// let text = r#"{"result": {"$serde_json::private::RawValue": "x", "n": 1}}"#;
+/// let e: Event = serde_json::from_str(text).unwrap();
+/// assert_eq!(e.result["$serde_json::private::RawValue"], "x");
+/// assert_eq!(e.result["n"], 1);
+/// ```
+///
+/// # Errors
+///
+/// The deserializer's error for input that is no value.
+pub fn deserialize_json<'de, D: Deserializer<'de>>(d: D) -> Result<serde_json::Value, D::Error> {
+    Value::deserialize(d).map(serde_json::Value::from)
+}
+
+/// As [`deserialize_json`], for a field that must hold a JSON object.
+///
+/// ```
+/// #[derive(serde::Deserialize)]
+/// struct Params {
+///     #[serde(default, deserialize_with = "arg_types::value::deserialize_json_object")]
+///     arguments: serde_json::Map<String, serde_json::Value>,
+/// }
+/// let p: Params = serde_json::from_str(r#"{"arguments": {"$serde_json::private::RawValue": 1}}"#).unwrap();
+/// assert_eq!(p.arguments.len(), 1);
+/// assert!(serde_json::from_str::<Params>(r#"{"arguments": [1]}"#).is_err());
+/// ```
+///
+/// # Errors
+///
+/// The deserializer's error for input that is no JSON object.
+pub fn deserialize_json_object<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<serde_json::Map<String, serde_json::Value>, D::Error> {
+    match deserialize_json(d)? {
+        serde_json::Value::Object(m) => Ok(m),
+        other => Err(serde::de::Error::invalid_type(
+            serde::de::Unexpected::Other(json_kind(&other)),
+            &"a JSON object",
+        )),
+    }
+}
+
+/// Reads JSON text into a `serde_json::Value` as [`deserialize_json`] does: with no member name
+/// that means anything to the reader.
+///
+/// ```
+/// let v = arg_types::value::json_from_str(r#"{"$serde_json::private::RawValue": "x"}"#).unwrap();
+/// assert_eq!(v["$serde_json::private::RawValue"], "x");
+/// ```
+///
+/// # Errors
+///
+/// serde_json's error, with its line and column, for text that is not one JSON value.
+pub fn json_from_str(text: &str) -> Result<serde_json::Value, serde_json::Error> {
+    serde_json::from_str::<Value>(text).map(serde_json::Value::from)
+}
+
+fn json_kind(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
 struct ValueVisitor;
 
 impl<'de> Visitor<'de> for ValueVisitor {

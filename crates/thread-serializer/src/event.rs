@@ -98,6 +98,7 @@ pub enum AgentEvent {
         /// The call's id, which its [`AgentEvent::ToolResult`] repeats.
         tool_call_id: String,
         /// The arguments, any JSON (normally an object); key order is kept.
+        #[serde(deserialize_with = "crate::json::any_value")]
         args: Value,
         /// The agent's outer-loop iteration.
         #[serde(deserialize_with = "integer")]
@@ -108,7 +109,7 @@ pub enum AgentEvent {
         /// The id of the [`AgentEvent::ToolCall`] this answers.
         tool_call_id: String,
         /// The result, any JSON; a missing `result` (a tool that returned nothing) reads as null.
-        #[serde(default)]
+        #[serde(default, deserialize_with = "crate::json::any_value")]
         result: Value,
         /// The agent's outer-loop iteration.
         #[serde(deserialize_with = "integer")]
@@ -419,5 +420,43 @@ mod tests {
             json!({"type":"summary","summarizedIterations":[1,2],"summary":"s","iteration":4})
         );
         assert_eq!(parse(v).unwrap(), e);
+    }
+
+    /// A call's arguments and a tool's result may hold any member name, even the one that
+    /// serde_json's `raw_value` feature (on in this workspace) gives a meaning to in
+    /// `serde_json::Value`: read from text and from a value, at any depth, it is a member.
+    #[test]
+    fn arguments_and_results_may_use_any_member_name() {
+        const NAME: &str = "$serde_json::private::RawValue";
+        for body in [
+            format!(r#"{{"{NAME}": "x"}}"#),
+            format!(r#"{{"{NAME}": {{"{NAME}": [1, 2.5, null, true]}}, "b": "c"}}"#),
+            format!(r#"[{{"{NAME}": "{{}}"}}]"#),
+        ] {
+            let expected: Value = serde_json::from_str(&body.replace(NAME, "k")).unwrap();
+            let text = format!(
+                r#"[{{"type":"tool_call","toolName":"t","toolCallId":"c","args":{body},"iteration":1}},
+                    {{"type":"tool_result","toolCallId":"c","result":{body},"iteration":1}}]"#
+            );
+            let events = crate::events_from_json(&text).unwrap();
+            let renamed = |v: &Value| -> Value {
+                serde_json::from_str(&v.to_string().replace(NAME, "k")).unwrap()
+            };
+            match &events[..] {
+                [
+                    AgentEvent::ToolCall { args, .. },
+                    AgentEvent::ToolResult { result, .. },
+                ] => {
+                    assert_eq!(renamed(args), expected, "{body}");
+                    assert_eq!(renamed(result), expected, "{body}");
+                }
+                other => panic!("{other:?}"),
+            }
+            let value: Value =
+                crate::json::any_value(&mut serde_json::Deserializer::from_str(&text)).unwrap();
+            for (v, e) in value.as_array().unwrap().iter().zip(&events) {
+                assert_eq!(&parse(v.clone()).unwrap(), e);
+            }
+        }
     }
 }

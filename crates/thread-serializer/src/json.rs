@@ -19,6 +19,87 @@ use serde_json::{Map, Number, Value};
 use std::borrow::Cow;
 use std::fmt::{self, Write};
 
+/// `deserialize_with` for a field holding any JSON (a call's arguments, a tool's result): a
+/// `serde_json::Value` built by this crate's own visitor. `serde_json::Value`'s own
+/// `Deserialize` reads an object whose first member is named `$serde_json::private::RawValue` as
+/// raw JSON text whenever a crate in the build enables serde_json's `raw_value` feature (as
+/// `arg-types` does), and fails on most such objects; a tool's result may hold any name, so here
+/// every name is a member like any other. Numbers are read as serde_json reads them.
+pub(crate) fn any_value<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+    d.deserialize_any(AnyValue)
+}
+
+struct AnyValue;
+
+impl<'de> serde::de::Visitor<'de> for AnyValue {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        any_value(d)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(a.size_hint().unwrap_or(0).min(4096));
+        while let Some(Item(v)) = a.next_element()? {
+            items.push(v);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Value, A::Error> {
+        let mut map = Map::new();
+        while let Some((k, Item(v))) = a.next_entry::<String, Item>()? {
+            map.insert(k, v);
+        }
+        Ok(Value::Object(map))
+    }
+}
+
+/// One item or member value, read by [`any_value`].
+struct Item(Value);
+
+impl<'de> serde::Deserialize<'de> for Item {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        any_value(d).map(Item)
+    }
+}
+
 /// JSON text with every lone surrogate escape replaced by `\ufffd`, so that serde_json, which
 /// refuses them, can read it.
 ///

@@ -488,3 +488,44 @@ fn stream_openai_prints_tool_call_deltas() {
     let lines = json_lines(&out);
     assert!(lines.iter().any(|l| l["tool_call_failed"]["index"] == 0));
 }
+
+/// Any member name is a member in every JSON the CLI reads: a legacy call, a schema file, an
+/// events file, even `$serde_json::private::RawValue`, which serde_json's `raw_value` feature
+/// (on in this build) makes `serde_json::Value` read as raw JSON text.
+#[test]
+fn every_json_input_may_use_any_member_name() {
+    const NAME: &str = "$serde_json::private::RawValue";
+    let dir = std::env::temp_dir().join(format!("toolcall-names-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tools = dir.join("tools.json");
+    std::fs::write(
+        &tools,
+        format!(
+            r#"[{{"name":"t","inputSchema":{{"type":"object","properties":{{"n":{{"{NAME}":"","type":"integer"}}}}}}}}]"#
+        ),
+    )
+    .unwrap();
+    let tools = tools.to_str().unwrap();
+    let reply = format!(
+        r#"<tool><tool_name>t</tool_name><arguments><n>7</n></arguments></tool>
+           <tool>{{"tool_name":"t","arguments":{{"{NAME}":{{"{NAME}":"x"}}}}}}</tool>"#
+    );
+    let out = toolcall(&["parse", "--schema", tools, "-"], Some(&reply));
+    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
+    let json: serde_json::Value =
+        toolcall::args::value::json_from_str(common::text(&out.stdout)).expect("parse prints JSON");
+    // The schema was read: it types `n` (the integer 7, typed by the schema).
+    assert_eq!(json["calls"][0]["arguments"]["n"], 7, "{json}");
+    assert_eq!(json["calls"][0]["typed_by"], "schema", "{json}");
+    assert_eq!(json["calls"][1]["arguments"][NAME][NAME], "x", "{json}");
+    // The tool list was read: its tool is in the prompt.
+    let out = toolcall(&["prompt", "--tools", tools], None);
+    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
+    assert!(common::text(&out.stdout).contains("<tool_name>t</tool_name>"));
+    let events = format!(
+        r#"[{{"type":"tool_result","toolCallId":"c","result":{{"{NAME}":"x"}},"iteration":1}}]"#
+    );
+    let out = toolcall(&["thread", "-"], Some(&events));
+    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
+    assert!(common::text(&out.stdout).contains(NAME));
+}

@@ -100,26 +100,25 @@ pub(crate) struct LegacyCall {
 
 /// Reads the JSON object; on failure, the byte offset in `text` of the problem and a message.
 pub(crate) fn read(text: &str) -> Result<LegacyCall, (usize, String)> {
-    let json: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+    // Read as an argument value, not as `serde_json::Value`, to which one member name means raw
+    // JSON text (`arg_types::value::deserialize_json`).
+    let json: Value = serde_json::from_str(text).map_err(|e| {
         let offset = offset_of(text, e.line(), e.column());
         (offset, format!("invalid JSON in the call: {e}"))
     })?;
-    let serde_json::Value::Object(mut obj) = json else {
+    let Value::Object(mut obj) = json else {
         return Err((0, "the JSON in the call is not an object".into()));
     };
-    let string = |v: Option<serde_json::Value>, what: &str| match v {
-        None | Some(serde_json::Value::Null) => Ok(None),
-        Some(serde_json::Value::String(s)) => Ok(Some(s)),
+    let string = |v: Option<Value>, what: &str| match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
         Some(_) => Err((0, format!("\"{what}\" must be a string"))),
     };
-    let server_name = string(obj.remove("server_name"), "server_name")?;
-    let tool_name = string(obj.remove("tool_name"), "tool_name")?;
-    let arguments = match obj.remove("arguments") {
-        None | Some(serde_json::Value::Null) => Map::new(),
-        Some(v @ serde_json::Value::Object(_)) => match Value::from(v) {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        },
+    let server_name = string(obj.shift_remove("server_name"), "server_name")?;
+    let tool_name = string(obj.shift_remove("tool_name"), "tool_name")?;
+    let arguments = match obj.shift_remove("arguments") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(m)) => m,
         Some(_) => return Err((0, "\"arguments\" must be an object".into())),
     };
     Ok(LegacyCall {

@@ -46,7 +46,8 @@ pub struct ToolDef {
         rename = "inputSchema",
         alias = "input_schema",
         alias = "parameters",
-        default = "empty_object_schema"
+        default = "empty_object_schema",
+        deserialize_with = "arg_types::value::deserialize_json"
     )]
     pub input_schema: Json,
     /// The server that runs the tool; `None` means [`DEFAULT_SERVER_NAME`].

@@ -190,6 +190,41 @@ fn legacy_json_form_gives_the_same_call() {
     assert!(b.calls()[0].legacy_json);
 }
 
+/// serde_json's `raw_value` feature (on in this build, for big integers) makes
+/// `serde_json::Value` read an object whose first member is named
+/// `$serde_json::private::RawValue` as raw JSON text. JSON calls are read by our own visitors, so
+/// the name is a member like any other wherever it stands, in the legacy form and in Hermes.
+#[test]
+fn json_calls_may_use_any_member_name() {
+    const NAME: &str = "$serde_json::private::RawValue";
+    let args = [
+        format!(r#"{{"{NAME}": "a", "b": 1}}"#),
+        format!(r#"{{"b": 1, "{NAME}": [2]}}"#),
+        format!(r#"{{"o": {{"{NAME}": "{{}}"}}}}"#),
+        format!(r#"{{"l": [{{"{NAME}": 3}}]}}"#),
+    ];
+    for a in &args {
+        let expected: serde_json::Value = serde_json::from_str(&a.replace(NAME, "k")).unwrap();
+        let texts = [
+            format!(r#"<tool>{{"tool_name": "t", "arguments": {a}}}</tool>"#),
+            format!(r#"<tool>{{"{NAME}": 0, "tool_name": "t", "arguments": {a}}}</tool>"#),
+            format!(r#"<tool_call>{{"name": "t", "arguments": {a}}}</tool_call>"#),
+            format!(r#"<tool_call>{{"{NAME}": 0, "name": "t", "arguments": {a}}}</tool_call>"#),
+        ];
+        for text in texts {
+            let options = if text.starts_with("<tool_call>") {
+                ParseOptions::new().with_dialect(toolcall_parser::Dialect::Hermes)
+            } else {
+                ParseOptions::default()
+            };
+            let r = toolcall_parser::parse_with(&text, &options);
+            assert!(r.errors().is_empty(), "{text}: {:?}", r.errors());
+            let got = serde_json::to_string(&r.calls()[0].arguments).unwrap();
+            assert_eq!(got.replace(NAME, "k"), expected.to_string(), "{text}");
+        }
+    }
+}
+
 #[test]
 fn legacy_json_may_hold_close_tags_in_strings() {
     let legacy = "<tool>{\"tool_name\": \"w\", \"arguments\": {\"c\": \"</tool> and }\"}}</tool>";

@@ -18,7 +18,7 @@ pub(crate) fn run(args: &crate::PromptArgs) -> Result<Exit> {
         None => format_instructions().to_owned(),
         Some(path) => {
             let json_text = read_input(Some(path))?;
-            let json: serde_json::Value = serde_json::from_str(&json_text)
+            let json: serde_json::Value = toolcall::args::value::json_from_str(&json_text)
                 .with_context(|| format!("{} is not valid JSON", path.display()))?;
             let tools = ToolDef::from_tools_json(&json)
                 .with_context(|| format!("{} is not a list of tool definitions", path.display()))?;

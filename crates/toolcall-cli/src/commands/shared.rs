@@ -46,7 +46,7 @@ fn load_options(schema: Option<&Path>, ignore_fenced: bool) -> Result<ParseOptio
     let mut options = ParseOptions::default().with_ignore_fenced_calls(ignore_fenced);
     if let Some(path) = schema {
         let text = read_input(Some(path))?;
-        let json: serde_json::Value = serde_json::from_str(&text)
+        let json: serde_json::Value = toolcall::args::value::json_from_str(&text)
             .with_context(|| format!("{} is not valid JSON", describe(path)))?;
         let schemas = ToolSchemas::from_tools_json(&json)
             .with_context(|| format!("{} is not a list of tool definitions", describe(path)))?;

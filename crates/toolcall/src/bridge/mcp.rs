@@ -42,7 +42,10 @@ pub struct CallParams {
     /// The tool's name.
     pub name: String,
     /// The arguments, in the order the model wrote them; missing means none.
-    #[serde(default)]
+    #[serde(
+        default,
+        deserialize_with = "arg_types::value::deserialize_json_object"
+    )]
     pub arguments: serde_json::Map<String, Json>,
 }
 
@@ -326,6 +329,20 @@ mod tests {
         assert_eq!(back.arguments, call.arguments);
         assert_eq!(back.server_name, "s");
         assert_eq!(back.encodings.len(), 2);
+    }
+
+    /// Arguments may use the member name that serde_json's `raw_value` feature gives a meaning
+    /// to in `serde_json::Value`; a non-object is still refused.
+    #[test]
+    fn params_may_use_any_member_name() {
+        const NAME: &str = "$serde_json::private::RawValue";
+        let text = format!(r#"{{"name":"t","arguments":{{"{NAME}":"x","b":{{"{NAME}":[1]}}}}}}"#);
+        let params: CallParams = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            Json::Object(params.arguments),
+            json!({NAME: "x", "b": {NAME: [1]}})
+        );
+        assert!(serde_json::from_str::<CallParams>(r#"{"name":"t","arguments":[1]}"#).is_err());
     }
 
     #[test]

@@ -80,7 +80,7 @@ fn function_type() -> String {
 
 /// A string as it is; any other JSON as its text.
 fn string_or_json<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-    Ok(match Json::deserialize(d)? {
+    Ok(match arg_types::value::deserialize_json(d)? {
         Json::String(s) => s,
         other => other.to_string(),
     })
@@ -158,7 +158,7 @@ pub fn from_openai(call: &OpenAiToolCall, tools: &[ToolDef]) -> Result<ToolCall,
     let arguments = if text.is_empty() {
         serde_json::Map::new()
     } else {
-        match serde_json::from_str::<Json>(text) {
+        match arg_types::value::json_from_str(text) {
             Ok(Json::Object(object)) => object,
             Ok(Json::Null) => serde_json::Map::new(),
             Ok(other) => {
@@ -328,6 +328,40 @@ mod tests {
         // The XML of the call read back natively parses to the same call.
         let reparsed = call(&back.to_xml().unwrap());
         assert_eq!(reparsed.arguments, original.arguments);
+    }
+
+    /// Arguments text, a call read as JSON (with arguments as an object rather than text) and a
+    /// tool definition may all use the member name that serde_json's `raw_value` feature gives a
+    /// meaning to in `serde_json::Value`: it is read as a member.
+    #[test]
+    fn any_member_name_is_read_as_a_member() {
+        const NAME: &str = "$serde_json::private::RawValue";
+        let args = format!(r#"{{"{NAME}": "x", "o": {{"{NAME}": 1}}}}"#);
+        let expected = json!({NAME: "x", "o": {NAME: 1}});
+        let back = from_openai(&OpenAiToolCall::new("c", "t", args.clone()), &[]).unwrap();
+        assert_eq!(
+            Json::from(arg_types::Value::Object(back.arguments)),
+            expected
+        );
+        let native = format!(
+            r#"{{"id":"c","type":"function","function":{{"name":"t","arguments":{args}}}}}"#
+        );
+        let read: OpenAiToolCall = serde_json::from_str(&native).unwrap();
+        assert_eq!(
+            arg_types::value::json_from_str(&read.function.arguments).unwrap(),
+            expected
+        );
+        let tools = format!(
+            r#"[{{"type":"function","function":{{"name":"t","parameters":
+                {{"type":"object","properties":{{"{NAME}":{{"type":"integer"}}}}}}}}}}]"#
+        );
+        let tools = tools_from_openai(&arg_types::value::json_from_str(&tools).unwrap()).unwrap();
+        assert_eq!(tools[0].input_schema["properties"][NAME]["type"], "integer");
+        let def: ToolDef = serde_json::from_str(&format!(
+            r#"{{"name":"t","inputSchema":{{"{NAME}":{{"type":"integer"}}}}}}"#
+        ))
+        .unwrap();
+        assert_eq!(def.input_schema[NAME]["type"], "integer");
     }
 
     #[test]
