@@ -98,7 +98,7 @@ pub enum AgentEvent {
         /// The call's id, which its [`AgentEvent::ToolResult`] repeats.
         tool_call_id: String,
         /// The arguments, any JSON (normally an object); key order is kept.
-        #[serde(deserialize_with = "crate::json::any_value")]
+        #[serde(deserialize_with = "arg_types::value::deserialize_json")]
         args: Value,
         /// The agent's outer-loop iteration.
         #[serde(deserialize_with = "integer")]
@@ -109,7 +109,7 @@ pub enum AgentEvent {
         /// The id of the [`AgentEvent::ToolCall`] this answers.
         tool_call_id: String,
         /// The result, any JSON; a missing `result` (a tool that returned nothing) reads as null.
-        #[serde(default, deserialize_with = "crate::json::any_value")]
+        #[serde(default, deserialize_with = "arg_types::value::deserialize_json")]
         result: Value,
         /// The agent's outer-loop iteration.
         #[serde(deserialize_with = "integer")]
@@ -452,8 +452,7 @@ mod tests {
                 }
                 other => panic!("{other:?}"),
             }
-            let value: Value =
-                crate::json::any_value(&mut serde_json::Deserializer::from_str(&text)).unwrap();
+            let value = arg_types::value::json_from_str(&text).unwrap();
             for (v, e) in value.as_array().unwrap().iter().zip(&events) {
                 assert_eq!(&parse(v.clone()).unwrap(), e);
             }

@@ -26,14 +26,14 @@
 
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
 use crate::call::{ArgumentEncoding, Encoding, RepairKind};
-use crate::dialect::scan::{Ahead, Flow, Input};
+use crate::dialect::scan::{Ahead, Finders, Flow, Input};
 use crate::dialect::{Dialect, Grammar};
 use crate::error::ErrorKind;
 use crate::event::StreamEvent;
 use crate::lexer::{Lexeme, Lexer, Tag};
 use crate::names::{is_placeholder, is_valid_name};
 use crate::options::ParseOptions;
-use memchr::{memchr, memmem};
+use memchr::memchr;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
@@ -115,24 +115,6 @@ struct Call {
     args: Vec<RawArgument>,
     /// Where each argument name is in `args`.
     by_name: HashMap<String, usize>,
-}
-
-/// The needles of the value scan, built once.
-#[derive(Debug)]
-struct Finders {
-    /// `</`: a close tag.
-    close: memmem::Finder<'static>,
-    /// A line end followed by `<`: a parameter tag may begin there.
-    line: memmem::Finder<'static>,
-}
-
-impl Default for Finders {
-    fn default() -> Self {
-        Finders {
-            close: memmem::Finder::new(b"</"),
-            line: memmem::Finder::new(b"\n<"),
-        }
-    }
 }
 
 /// A parameter being read.
