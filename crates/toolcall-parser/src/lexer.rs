@@ -505,18 +505,25 @@ impl Lexer {
     ) -> Lexed<'w> {
         let bytes = w.as_bytes();
         let at = base + pos;
-        let (lexeme, finder, seek) = match kind {
+        // The body begins after the opener: `<!-->` and `<!--->` hold no `-->` (XML's rule).
+        let (lexeme, finder, seek, opener) = match kind {
             Fixed::Pi => (
                 Lexeme::ProcessingInstruction,
                 &self.pi_end,
                 &mut self.seek_pi,
+                2,
             ),
-            _ => (Lexeme::Comment, &self.comment_end, &mut self.seek_comment),
+            _ => (
+                Lexeme::Comment,
+                &self.comment_end,
+                &mut self.seek_comment,
+                4,
+            ),
         };
         let n = finder.needle().len();
         // The terminator must end within the bound: it begins before `limit`.
         let limit = at + MAX_TAG_BYTES + 1 - n;
-        let body = at + 2;
+        let body = at + opener;
         let end = seek.find(bytes, base, body, limit, finder);
         // A barrier before the terminator (or, while it is not in sight, anywhere in the window).
         let barrier_limit = end.unwrap_or(limit);

@@ -612,6 +612,27 @@ fn unclosed_comments_and_instructions_swallow_nothing() {
     assert_eq!(args["d"], Value::Int(1));
 }
 
+/// docs/FORMAT.md §7: a comment's `-->` comes after its `<!--`; the two never share a dash, as
+/// in XML. `<!-->` and `<!--->` open a comment that the next `-->` closes (they were taken as
+/// whole comments, swallowing nothing but themselves, found by `comments_follow_the_rule`).
+#[test]
+fn a_comment_ends_after_its_opener() {
+    for (value, expected) in [
+        ("x <!--> y --> z", "x  z"),
+        ("x <!--->--> z", "x  z"),
+        ("x <!----> z", "x  z"),
+        ("x <!---> z", "x <!---> z"),
+    ] {
+        let text = call("a", &format!("<c>{value}</c>"));
+        let r = assert_chunking_invariant(&text, &ParseOptions::default());
+        assert_eq!(
+            r.calls()[0].arguments["c"].as_str(),
+            Some(expected),
+            "{value}"
+        );
+    }
+}
+
 /// docs/FORMAT.md §7: the barrier of a comment is the element `tool`, not its name's prefix. A
 /// comment or processing instruction holding `<tool_name>`, `</toolbox`, `<tool-1`, `<tool.x` or
 /// `<tool:a` is skipped as XML skips it; one holding `<tool>`, `<tool `, `<tool/`, `</tool>` or

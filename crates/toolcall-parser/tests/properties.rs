@@ -2,7 +2,8 @@
 //! - any chunking of any input gives the one-shot calls, errors and prose;
 //! - no input panics;
 //! - `ToolCall::to_xml` round-trips;
-//! - on well-formed calls our arguments equal those of xml-rs's tree, with no repair.
+//! - on well-formed calls our arguments equal those of xml-rs's tree, with no repair;
+//! - a comment inside a call is skipped exactly when the rule of docs/FORMAT.md §7 makes it one.
 
 mod common;
 
@@ -510,6 +511,94 @@ fn plain_text_fast_path_equals_the_general_path() {
                     }
                 }
             }
+        }
+    }
+}
+
+/// A comment's body, from pieces that meet every branch of the rule (docs/FORMAT.md §7): the
+/// call element's own tags, longer names that only begin like them, the terminator's bytes.
+fn comment_body() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop::sample::select(vec![
+            "<tool",
+            "</tool",
+            "<tool>",
+            "</tool>",
+            "<tool ",
+            "<tool/",
+            "<tool_name",
+            "</toolbox",
+            "<tool-1",
+            "<tool.x",
+            "<tool:a",
+            "<toolé",
+            "<",
+            ">",
+            "-",
+            "--",
+            "->",
+            "a",
+            " ",
+            "\n",
+            "&amp;",
+            "é",
+        ]),
+        0..12,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+/// The rule, stated directly: the comment that opens at the start of `rest` ends after its
+/// first `-->` (its length), unless the element `tool` (`<tool` or `</tool` where the name
+/// ends) stands before that terminator, or there is none.
+fn comment_len(rest: &str) -> Option<usize> {
+    let end = rest[4..].find("-->")? + 4;
+    let barred = ["<tool", "</tool"].iter().any(|b| {
+        rest[4..end].match_indices(b).any(|(i, _)| {
+            let next = rest.as_bytes().get(4 + i + b.len()).copied();
+            !next.is_some_and(|c| {
+                c.is_ascii_alphanumeric() || matches!(c, b'_' | b':' | b'-' | b'.') || c >= 0x80
+            })
+        })
+    });
+    (!barred).then_some(end + 3)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// docs/FORMAT.md §7: a comment inside a value is skipped exactly when the rule says it is
+    /// one; otherwise its `<` is a literal `<` (a repair) and what follows is read on. Every
+    /// chunking reads alike.
+    #[test]
+    fn comments_follow_the_rule(body in comment_body(), tail in prop::sample::select(vec!["-->", "", "--> x"])) {
+        let value = format!("a <!--{body}{tail} b");
+        let text = format!(
+            "<tool><tool_name>t</tool_name><arguments><c>{value}</c></arguments></tool><tool><tool_name>u</tool_name></tool>"
+        );
+        let r = common::assert_chunking_invariant(&text, &ParseOptions::default());
+        // The second call is never swallowed, whatever the first became.
+        prop_assert!(r.calls().iter().any(|c| c.tool_name == "u"), "{:?}", r.segments);
+        // Against the same document with the comment cut out, or with its `<` written `&lt;`:
+        // the same calls with the same arguments and the same errors.
+        let at = text.find("<!--").unwrap();
+        let (other, literal) = match comment_len(&text[at..]) {
+            Some(len) => (format!("{}{}", &text[..at], &text[at + len..]), false),
+            None => (format!("{}&lt;{}", &text[..at], &text[at + 1..]), true),
+        };
+        let o = parse(&other);
+        let shape = |r: &toolcall_parser::ParseResult| {
+            let calls: Vec<_> = r.calls().iter().map(|c| (c.tool_name.clone(), c.arguments.clone())).collect();
+            let errors: Vec<_> = r.errors().iter().map(|e| e.kind).collect();
+            (calls, errors)
+        };
+        // (A value holding a child element is its inner markup as written, where the literal
+        // `<` stays `&lt;`: the same text.)
+        let theirs = format!("{:?}", shape(&o)).replace("&lt;!--", "<!--");
+        prop_assert_eq!(format!("{:?}", shape(&r)), theirs, "{}\n{}", text, other);
+        // A literal `<` is reported as the repair it is.
+        if literal && let Some(first) = r.calls().iter().find(|c| c.tool_name == "t") {
+            prop_assert!(first.repairs.iter().any(|p| p.kind == toolcall_parser::RepairKind::LiteralLessThan), "{:?}", first.repairs);
         }
     }
 }
