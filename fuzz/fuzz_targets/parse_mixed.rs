@@ -81,13 +81,21 @@ fn check(text: &str, opts: &ParseOptions, r: &ParseResult) {
             assert!(closed, "span does not end at </tool>: {src:?}");
         } else {
             // Every dialect's call begins at markup (MiniMax-M3's after its namespace marker);
-            // a Hermes call may end at its JSON object, or, at the end of the input, at its
-            // closer cut short (`</tool_ca`, read with `missing_call_closer`, FORMAT §9.2).
+            // a Hermes call (named, or found by `auto`) may end at its JSON object, or, at the end
+            // of the input, at its closer cut short (`</tool_ca`, read with
+            // `missing_call_closer`, FORMAT §9.2).
             assert!(
                 src.starts_with('<') || src.starts_with("]<]minimax[>["),
                 "span does not start at markup: {src:?}"
             );
-            let cut_closer = opts.dialect() == Dialect::Hermes
+            // (Under `auto`, a call is Hermes's when a JSON object follows `<tool_call>`.)
+            let hermes = opts.dialect() == Dialect::Hermes
+                || (opts.dialect() == Dialect::Auto
+                    && src.strip_prefix("<tool_call>").is_some_and(|rest| {
+                        rest.trim_start_matches([' ', '\t', '\n', '\r'])
+                            .starts_with('{')
+                    }));
+            let cut_closer = hermes
                 && c.span.end == read.len()
                 && src
                     .rfind("</")

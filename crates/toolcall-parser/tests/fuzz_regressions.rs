@@ -791,3 +791,30 @@ fn a_comment_holding_a_longer_name_than_the_call_element_is_a_comment() {
     assert!(c.repairs.is_empty(), "{:?}", c.repairs);
     assert_eq!(c.arguments["c"].as_str(), Some("a <b>x</b> c"));
 }
+
+/// `parse_mixed` (a seeds-only sweep of 2026-11-26, as CI's fuzz-smoke runs): under `auto`, a
+/// Hermes call whose closer the input cuts (`</to`) spans to the end of the input, read with
+/// `missing_call_closer`, as under `hermes`; the target allowed that only when the dialect was
+/// named, and now also for a call `auto` found (a JSON object after `<tool_call>`).
+#[test]
+fn auto_reads_a_hermes_call_with_a_cut_closer_as_hermes_does() {
+    let text = "Ok.\n<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": [0, \"</tool_call>\"], \
+                \"b\": \"x & y\"}}\n</to";
+    let hermes = ParseOptions::new().with_dialect(toolcall_parser::Dialect::Hermes);
+    let auto = ParseOptions::new().with_dialect(toolcall_parser::Dialect::Auto);
+    let named = assert_chunking_invariant(text, &hermes);
+    let found = assert_chunking_invariant(text, &auto);
+    for r in [&named, &found] {
+        let c = &r.calls()[0];
+        assert_eq!(c.span, 4..text.len());
+        assert_eq!(c.arguments["a"][1].as_str(), Some("</tool_call>"));
+        assert!(
+            c.repairs
+                .iter()
+                .any(|r| r.kind == toolcall_parser::RepairKind::MissingCallCloser),
+            "{:?}",
+            c.repairs
+        );
+    }
+    assert_eq!(named.calls()[0].arguments, found.calls()[0].arguments);
+}
