@@ -25,6 +25,13 @@ pub(crate) enum Fuzz {
     List,
     /// The named targets (none: all), one after another, `seconds` each, output on the terminal.
     Run { targets: Vec<String>, seconds: u64 },
+    /// The named targets (none: all) from their checked-in seeds alone, as CI's smoke meets
+    /// them, `seconds` each, once per libFuzzer seed `1..=seeds`.
+    Fresh {
+        targets: Vec<String>,
+        seconds: u64,
+        seeds: u64,
+    },
     /// The named targets (none: all), `seconds` each, `jobs` at once (none: one per core), with
     /// a summary appended to `fuzz/SOAK.md`.
     Soak {
@@ -67,6 +74,11 @@ USAGE:
       Build the fuzz targets once (nightly, cargo-fuzz installed when missing), then run each
       named target (default: all) for N seconds (default 30), one after another, output on the
       terminal. Corpora grow in fuzz/corpus/<target>; findings go to fuzz/artifacts/<target>.
+  cargo xtask fuzz --fresh SEEDS [--seconds N] [TARGET...]
+      Each target (default: all) from its checked-in seeds alone, in a scratch corpus, as CI's
+      fuzz-smoke meets it on a fresh machine, for N seconds (default 20, the smoke's), once for
+      each libFuzzer random seed 1..=SEEDS: what CI's smoke may find, found first. Findings go
+      to fuzz/artifacts/<target>.
   cargo xtask fuzz --soak SECONDS [--jobs N] [TARGET...]
       A long run: each target (default: all) for SECONDS, N at a time (default: one per core),
       each one's output in target/xtask-logs/soak/<target>.log. Corpora are kept between runs.
@@ -148,6 +160,7 @@ fn ci(args: &[String]) -> Result<Task> {
 fn fuzz(args: &[String]) -> Result<Fuzz> {
     let mut targets = Vec::new();
     let (mut seconds, mut soak, mut jobs, mut list) = (None, None, None, false);
+    let mut fresh = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         // `--flag value` or `--flag=value`.
@@ -165,16 +178,32 @@ fn fuzz(args: &[String]) -> Result<Fuzz> {
             "--seconds" => seconds = Some(positive(flag, &value()?)?),
             "--soak" => soak = Some(positive(flag, &value()?)?),
             "--jobs" => jobs = Some(usize::try_from(positive(flag, &value()?)?)?),
+            "--fresh" => fresh = Some(positive(flag, &value()?)?),
             "--list" => list = true,
             t if t.starts_with('-') => bail!("unknown option `{t}` for fuzz (cargo xtask --help)"),
             t => targets.push(t.to_string()),
         }
     }
     if list {
-        if !targets.is_empty() || seconds.is_some() || soak.is_some() || jobs.is_some() {
+        if !targets.is_empty()
+            || seconds.is_some()
+            || soak.is_some()
+            || jobs.is_some()
+            || fresh.is_some()
+        {
             bail!("--list takes nothing else");
         }
         return Ok(Fuzz::List);
+    }
+    if let Some(seeds) = fresh {
+        if soak.is_some() || jobs.is_some() {
+            bail!("--fresh runs one target at a time; drop --soak and --jobs");
+        }
+        return Ok(Fuzz::Fresh {
+            targets,
+            seconds: seconds.unwrap_or(crate::fuzz::SMOKE_SECONDS),
+            seeds,
+        });
     }
     match (soak, seconds) {
         (Some(_), Some(_)) => bail!("--soak SECONDS sets the time; drop --seconds"),
@@ -238,6 +267,7 @@ mod tests {
             "--soak",
             "--jobs",
             "--list",
+            "--fresh",
             "bench",
             "--smoke",
             "--python",
@@ -314,6 +344,31 @@ mod tests {
         assert!(parse_str("fuzz --soak").is_err());
         assert!(parse_str("fuzz --soak 60 --seconds 5").is_err());
         assert!(parse_str("fuzz --soak 60 --jobs 0").is_err());
+    }
+
+    #[test]
+    fn fuzz_fresh_seeds_seconds_targets() {
+        assert_eq!(
+            parse_str("fuzz --fresh 3").unwrap(),
+            Task::Fuzz(Fuzz::Fresh {
+                targets: vec![],
+                seconds: crate::fuzz::SMOKE_SECONDS,
+                seeds: 3
+            })
+        );
+        assert_eq!(
+            parse_str("fuzz parse_mixed --fresh=2 --seconds 45").unwrap(),
+            Task::Fuzz(Fuzz::Fresh {
+                targets: vec!["parse_mixed".into()],
+                seconds: 45,
+                seeds: 2
+            })
+        );
+        assert!(parse_str("fuzz --fresh").is_err());
+        assert!(parse_str("fuzz --fresh 0").is_err());
+        assert!(parse_str("fuzz --fresh 2 --soak 60").is_err());
+        assert!(parse_str("fuzz --fresh 2 --jobs 2").is_err());
+        assert!(parse_str("fuzz --fresh 2 --list").is_err());
     }
 
     #[test]

@@ -16,7 +16,7 @@ use std::process::Command;
 use std::time::SystemTime;
 
 /// Seconds each target runs in `cargo xtask ci`.
-const SMOKE_SECONDS: u64 = 20;
+pub(crate) const SMOKE_SECONDS: u64 = 20;
 
 /// Longest input libFuzzer makes.
 const MAX_LEN: usize = 4096;
@@ -82,6 +82,14 @@ pub(crate) fn run(task: Fuzz) -> Result<bool> {
             let chosen = choose(targets)?;
             fuzz_all(&mut Shell::terminal(), &chosen, seconds)
         }
+        Fuzz::Fresh {
+            targets,
+            seconds,
+            seeds,
+        } => {
+            let chosen = choose(targets)?;
+            fresh(&mut Shell::terminal(), &chosen, seconds, seeds)
+        }
         Fuzz::Soak {
             targets,
             seconds,
@@ -103,18 +111,61 @@ fn fuzz_all(sh: &mut Shell, chosen: &[String], seconds: u64) -> Result<bool> {
     let mut failed = Vec::new();
     let mut reports = Vec::new();
     for t in chosen {
-        if let Some(r) = fuzz_one(sh, t, seconds)? {
+        if let Some(r) = fuzz_one(sh, t, command(t, seconds)?)? {
             failed.push(t.as_str());
             reports.extend(r);
         }
     }
-    let n = chosen.len();
+    Ok(report(sh, chosen.len(), &failed, reports))
+}
+
+/// Each target from its checked-in seeds alone, as `fuzz-smoke` meets it on a fresh machine
+/// (where the corpus is only those seeds), once for each of libFuzzer's random seeds
+/// `1..=seeds`: what CI's smoke may find, found before CI finds it. The corpora are scratch
+/// (`target/xtask-fuzz-fresh/`); findings go to `fuzz/artifacts/<target>` as usual.
+fn fresh(sh: &mut Shell, chosen: &[String], seconds: u64, seeds: u64) -> Result<bool> {
+    build(sh, chosen)?;
+    let scratch = root().join("target").join("xtask-fuzz-fresh");
+    let mut failed = Vec::new();
+    let mut reports = Vec::new();
+    for seed in 1..=seeds {
+        for t in chosen {
+            let corpus = scratch.join(format!("{t}-{seed}"));
+            if corpus.exists() {
+                std::fs::remove_dir_all(&corpus)?;
+            }
+            std::fs::create_dir_all(&corpus)?;
+            for entry in std::fs::read_dir(corpus_dir(t))? {
+                let path = entry?.path();
+                if path
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("seed-"))
+                {
+                    std::fs::copy(&path, corpus.join(path.file_name().unwrap_or_default()))?;
+                }
+            }
+            sh.say(&format!(
+                "{t}: libFuzzer seed {seed}, from the checked-in seeds"
+            ));
+            if let Some(r) = fuzz_one(sh, t, command_on(t, seconds, &corpus, Some(seed))?)? {
+                if !failed.contains(&t.as_str()) {
+                    failed.push(t.as_str());
+                }
+                reports.extend(r);
+            }
+        }
+    }
+    Ok(report(sh, chosen.len(), &failed, reports))
+}
+
+/// The summary of a run of `n` targets; true when none failed.
+fn report(sh: &mut Shell, n: usize, failed: &[&str], reports: Vec<String>) -> bool {
     if failed.is_empty() {
         sh.say(&format!(
             "fuzz: {n} target{}, no finding",
             if n == 1 { "" } else { "s" }
         ));
-        return Ok(true);
+        return true;
     }
     sh.say(&format!(
         "fuzz: {} of {n} failed: {}",
@@ -127,7 +178,7 @@ fn fuzz_all(sh: &mut Shell, chosen: &[String], seconds: u64) -> Result<bool> {
     sh.say(
         "fix, then add each input as a regression test in the crate's tests/fuzz_regressions.rs",
     );
-    Ok(false)
+    false
 }
 
 /// Installs what fuzzing needs, then builds the chosen targets (all of them when more than one:
@@ -233,6 +284,11 @@ pub(crate) fn artifacts_dir(target: &str) -> PathBuf {
 /// The built fuzzer of `target` running for `seconds` on its corpus, with the dictionary, as
 /// `cargo fuzz run` runs it (its artifacts folder, its AddressSanitizer options).
 pub(crate) fn command(target: &str, seconds: u64) -> Result<Command> {
+    command_on(target, seconds, &corpus_dir(target), None)
+}
+
+/// As [`command`], on the corpus in `corpus`, with libFuzzer's random seed `seed` when given.
+fn command_on(target: &str, seconds: u64, corpus: &Path, seed: Option<u64>) -> Result<Command> {
     let binary = build_dir()?
         .join(host_triple()?)
         .join("release")
@@ -240,9 +296,8 @@ pub(crate) fn command(target: &str, seconds: u64) -> Result<Command> {
     if !binary.exists() {
         bail!("{} is not built", binary.display());
     }
-    let corpus = corpus_dir(target);
     let artifacts = artifacts_dir(target);
-    std::fs::create_dir_all(&corpus)?;
+    std::fs::create_dir_all(corpus)?;
     std::fs::create_dir_all(&artifacts)?;
     let mut asan = std::env::var("ASAN_OPTIONS").unwrap_or_default();
     if !asan.is_empty() {
@@ -261,7 +316,10 @@ pub(crate) fn command(target: &str, seconds: u64) -> Result<Command> {
     if dict.exists() {
         cmd.arg(format!("-dict={}", dict.display()));
     }
-    cmd.arg(&corpus);
+    if let Some(seed) = seed {
+        cmd.arg(format!("-seed={seed}"));
+    }
+    cmd.arg(corpus);
     Ok(cmd)
 }
 
@@ -274,10 +332,9 @@ pub(crate) fn reproduce(target: &str, artifact: &str) -> String {
 
 /// Runs one target; `None` when it found nothing, else what it found, each with the command
 /// that reproduces it.
-fn fuzz_one(sh: &mut Shell, target: &str, seconds: u64) -> Result<Option<Vec<String>>> {
+fn fuzz_one(sh: &mut Shell, target: &str, mut cmd: Command) -> Result<Option<Vec<String>>> {
     let started = SystemTime::now();
     let log_start = sh.log_path().map(shell::file_len);
-    let mut cmd = command(target, seconds)?;
     if sh.run(&mut cmd)? {
         return Ok(None);
     }
