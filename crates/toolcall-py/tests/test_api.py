@@ -300,6 +300,21 @@ def test_serialize_thread() -> None:
     assert toolcall.serialize_thread([]) == toolcall.serialize_thread((), None)
 
 
+def test_any_member_name_is_a_member() -> None:
+    # serde_json's `raw_value` feature (on in the extension) gives this one name a meaning in
+    # `serde_json::Value`; every JSON the package reads takes it as a member like any other.
+    name = "$serde_json::private::RawValue"
+    events = [
+        {"type": "tool_call", "toolName": "t", "toolCallId": "c", "args": {name: {name: 1}},
+         "iteration": 1},
+        {"type": "tool_result", "toolCallId": "c", "result": {name: "x"}, "iteration": 1},
+    ]
+    xml = toolcall.serialize_thread(events)
+    assert xml.count(name) == 3
+    r = toolcall.parse('<tool>{"tool_name": "t", "arguments": {"%s": [1]}}</tool>' % name)
+    assert r.calls[0]["arguments"] == {name: [1]}
+
+
 def test_serialize_thread_bad_events() -> None:
     with pytest.raises(toolcall.ThreadError):
         toolcall.serialize_thread([{"type": "no_such_event", "iteration": 0}])
