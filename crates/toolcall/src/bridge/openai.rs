@@ -34,7 +34,8 @@
 //! ```
 
 pub use super::deltas::{DeltaEvent, ToolCallDeltas};
-use super::{BridgeError, arguments_from_json, arguments_to_json, call_from_parts, json_type};
+use super::{BridgeError, arguments_to_json, call_from_parts, json_type};
+use arg_types::{Map, Value};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value as Json;
 use toolcall_parser::ToolCall;
@@ -155,16 +156,18 @@ pub fn from_openai(call: &OpenAiToolCall, tools: &[ToolDef]) -> Result<ToolCall,
     }
     let name = &call.function.name;
     let text = call.function.arguments.trim();
+    // Read straight into argument values (by their own visitor: every member name is a
+    // member, docs/FORMAT.md §1.3).
     let arguments = if text.is_empty() {
-        serde_json::Map::new()
+        Map::new()
     } else {
-        match arg_types::value::json_from_str(text) {
-            Ok(Json::Object(object)) => object,
-            Ok(Json::Null) => serde_json::Map::new(),
+        match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(object)) => object,
+            Ok(Value::Null) => Map::new(),
             Ok(other) => {
                 return Err(BridgeError::ArgumentsNotAnObject {
                     tool_name: name.clone(),
-                    found: json_type(&other),
+                    found: json_type(&Json::from(other)),
                 });
             }
             Err(e) => {
@@ -179,11 +182,7 @@ pub fn from_openai(call: &OpenAiToolCall, tools: &[ToolDef]) -> Result<ToolCall,
         .iter()
         .find(|t| t.name == *name)
         .map_or(DEFAULT_SERVER_NAME, ToolDef::server_name);
-    Ok(call_from_parts(
-        server,
-        name.clone(),
-        arguments_from_json(arguments),
-    ))
+    Ok(call_from_parts(server, name.clone(), arguments))
 }
 
 /// The calls of an assistant message (its `tool_calls`, none when absent or null), each with
