@@ -94,7 +94,8 @@ impl Typed {
 /// schema the value is the text, a string. See the [module](self) for the rules.
 ///
 /// The text is taken as the dialect layer hands it over (one layout newline already removed
-/// at each end); a string keeps it byte for byte.
+/// at each end); a string keeps it byte for byte. Given an owned `String`, a value that is the
+/// text itself takes it without a copy (a 1 MiB value is not copied again to be typed).
 ///
 /// ```
 /// use arg_types::raw::type_raw;
@@ -108,20 +109,31 @@ impl Typed {
 /// let either = json!({"anyOf": [{"type": "integer"}, {"type": "null"}]});
 /// assert_eq!(type_raw("None", Some(&either), &root).value, arg_types::Value::Null);
 /// ```
-pub fn type_raw(text: &str, schema: Option<&Json>, root: &Json) -> Typed {
+pub fn type_raw<T: AsRef<str> + Into<String>>(
+    text: T,
+    schema: Option<&Json>,
+    root: &Json,
+) -> Typed {
     let Some(schema) = schema else {
         return Typed {
-            value: Value::String(text.to_owned()),
+            value: Value::String(text.into()),
             mismatch: None,
         };
     };
-    let typer = Typer::new(text, root);
-    match typer.read(schema, 0) {
-        Ok(value) => Typed {
+    let typer = Typer::new(text.as_ref(), root);
+    let read = typer.read(schema, 0);
+    let null_word = typer.is_null_word();
+    drop(typer);
+    match read {
+        Ok(Read::Text) => Typed {
+            value: Value::String(text.into()),
+            mismatch: None,
+        },
+        Ok(Read::Value(value)) => Typed {
             value,
             mismatch: None,
         },
-        Err(reason) if typer.is_null_word() => Typed {
+        Err(reason) if null_word => Typed {
             value: Value::Null,
             mismatch: Some(format!(
                 "null, where the schema asks for {}",
@@ -129,7 +141,7 @@ pub fn type_raw(text: &str, schema: Option<&Json>, root: &Json) -> Typed {
             )),
         },
         Err(reason) => Typed {
-            value: Value::String(text.to_owned()),
+            value: Value::String(text.into()),
             mismatch: Some(reason),
         },
     }
@@ -164,6 +176,8 @@ pub struct Mismatch {
 
 /// Types a call's arguments, `(name, raw text)` in the order written, by the tool's input
 /// schema (an object schema with `properties`; `$ref` and `allOf` at its root are resolved).
+/// Names and texts may be borrowed or owned; owned ones are moved into the map where the value
+/// is the text ([`type_raw`]).
 ///
 /// - A property's schema types its argument ([`type_raw`]); a name the schema does not list
 ///   takes `additionalProperties` when that is a schema, and otherwise stays a string — also
@@ -188,10 +202,14 @@ pub struct Mismatch {
 /// assert_eq!(out.mismatches[0].name, "days");
 /// assert_eq!(out.arguments["days"], Value::String("a few".into()));
 /// ```
-pub fn type_raw_arguments<'t>(
-    args: impl IntoIterator<Item = (&'t str, &'t str)>,
+pub fn type_raw_arguments<N, T>(
+    args: impl IntoIterator<Item = (N, T)>,
     input_schema: Option<&Json>,
-) -> TypedArguments {
+) -> TypedArguments
+where
+    N: AsRef<str> + Into<String>,
+    T: AsRef<str> + Into<String>,
+{
     let resolved = input_schema.map(|root| SchemaDoc::new(root).resolve(root));
     let object = resolved.as_deref().and_then(Json::as_object);
     let properties = object
@@ -201,13 +219,13 @@ pub fn type_raw_arguments<'t>(
     let root = input_schema.unwrap_or(&Json::Null);
     let mut out = TypedArguments::default();
     for (name, text) in args {
-        let schema = match properties.and_then(|p| p.get(name)) {
+        let schema = match properties.and_then(|p| p.get(name.as_ref())) {
             Some(s) => Some(s),
             None => match additional {
                 Some(extra @ Json::Object(_)) => Some(extra),
                 Some(Json::Bool(false)) => {
                     out.mismatches.push(Mismatch {
-                        name: name.to_owned(),
+                        name: name.as_ref().to_owned(),
                         reason: "the tool has no parameter of this name; kept as text".into(),
                     });
                     None
@@ -218,13 +236,17 @@ pub fn type_raw_arguments<'t>(
         let typed = type_raw(text, schema, root);
         if let Some(reason) = typed.mismatch {
             out.mismatches.push(Mismatch {
-                name: name.to_owned(),
+                name: name.as_ref().to_owned(),
                 reason,
             });
         }
-        if out.arguments.insert(name.to_owned(), typed.value).is_some() {
+        let (at, earlier) = out.arguments.insert_full(name.into(), typed.value);
+        if earlier.is_some() {
             out.mismatches.push(Mismatch {
-                name: name.to_owned(),
+                name: out
+                    .arguments
+                    .get_index(at)
+                    .map_or_else(String::new, |(k, _)| k.clone()),
                 reason: "given more than once; the last value is kept".into(),
             });
         }
@@ -314,6 +336,13 @@ fn strip(reason: &str) -> &str {
     r.split(": ").next().unwrap_or(r)
 }
 
+/// What one reading of a text gives: the text itself, a string (left to the caller, who moves it
+/// when it owns it), or another value.
+enum Read {
+    Text,
+    Value(Value),
+}
+
 /// One reading of one text; what is parsed from the text is parsed once, whatever the number of
 /// alternatives tried.
 struct Typer<'a> {
@@ -343,8 +372,9 @@ impl<'a> Typer<'a> {
         }
     }
 
-    fn text_value(&self) -> Value {
-        Value::String(self.text.to_owned())
+    /// The text itself, a string: taken by the caller (moved, when it owns the text).
+    fn text_value(&self) -> Read {
+        Read::Text
     }
 
     fn is_null_word(&self) -> bool {
@@ -396,7 +426,7 @@ impl<'a> Typer<'a> {
     }
 
     /// The value of the text by `schema`, or why it does not fit (`expected …`).
-    fn read(&self, schema: &Json, nesting: usize) -> Result<Value, String> {
+    fn read(&self, schema: &Json, nesting: usize) -> Result<Read, String> {
         let left = self.visits_left.get();
         if left == 0 {
             return Err(expected(
@@ -430,7 +460,7 @@ impl<'a> Typer<'a> {
             return Ok(self.one(types[0]).unwrap_or_else(|_| self.text_value()));
         }
         if self.is_null_word() && types.contains(&"null") {
-            return Ok(Value::Null);
+            return Ok(Read::Value(Value::Null));
         }
         let mut detail = "";
         for t in &types {
@@ -449,16 +479,16 @@ impl<'a> Typer<'a> {
     }
 
     /// The text as one type, or a detail of why not (empty when there is nothing to add).
-    fn one(&self, t: &str) -> Result<Value, &'static str> {
+    fn one(&self, t: &str) -> Result<Read, &'static str> {
         match t {
             "string" => Ok(self.text_value()),
-            "integer" => self.scalar(&self.integer, integer),
-            "number" => self.scalar(&self.number, number),
-            "boolean" => self.scalar(&OnceCell::new(), boolean),
-            "null" => self.scalar(&OnceCell::new(), null),
+            "integer" => self.scalar(&self.integer, integer).map(Read::Value),
+            "number" => self.scalar(&self.number, number).map(Read::Value),
+            "boolean" => self.scalar(&OnceCell::new(), boolean).map(Read::Value),
+            "null" => self.scalar(&OnceCell::new(), null).map(Read::Value),
             "object" | "array" => match self.literal() {
-                Ok(v @ Value::Object(_)) if t == "object" => Ok(v.clone()),
-                Ok(v @ Value::Array(_)) if t == "array" => Ok(v.clone()),
+                Ok(v @ Value::Object(_)) if t == "object" => Ok(Read::Value(v.clone())),
+                Ok(v @ Value::Array(_)) if t == "array" => Ok(Read::Value(v.clone())),
                 Ok(_) => Err(""),
                 Err(_) => Err("neither JSON nor a Python literal"),
             },
@@ -467,7 +497,7 @@ impl<'a> Typer<'a> {
     }
 
     /// `enum`/`const`: the first listed value the text is.
-    fn enumerated(&self, values: &[Json]) -> Result<Value, String> {
+    fn enumerated(&self, values: &[Json]) -> Result<Read, String> {
         for c in values {
             let hit = match c {
                 Json::String(s) => self.text == s || self.trimmed == s,
@@ -483,7 +513,7 @@ impl<'a> Typer<'a> {
                 }
             };
             if hit {
-                return Ok(Value::from(c));
+                return Ok(Read::Value(Value::from(c)));
             }
         }
         Err(expected(describe_enum(values)))
@@ -496,7 +526,7 @@ impl<'a> Typer<'a> {
         base: &serde_json::Map<String, Json>,
         branches: &[Json],
         nesting: usize,
-    ) -> Result<Value, String> {
+    ) -> Result<Read, String> {
         let mut base = base.clone();
         base.remove("anyOf");
         base.remove("oneOf");
@@ -512,7 +542,7 @@ impl<'a> Typer<'a> {
             })
             .collect();
         if self.is_null_word() && merged.iter().any(allows_null) {
-            return Ok(Value::Null);
+            return Ok(Read::Value(Value::Null));
         }
         for b in &merged {
             if let Ok(v) = self.read(b, nesting + 1) {

@@ -452,3 +452,43 @@ fn many_alternatives_over_a_long_text() {
     assert!(!t.fits());
     assert_eq!(t.value, Value::String(text));
 }
+
+/// An owned text that the value is takes no copy: whatever path gives the text itself (no
+/// schema, `string`, a branch of `anyOf`, a type list, a property the schema does not list, a
+/// text that fits nothing), the string is the one handed in; so is an owned name.
+#[test]
+fn an_owned_text_is_moved_into_its_value() {
+    let root = json!({});
+    let schemas = [
+        None,
+        Some(json!({"type": "string"})),
+        Some(json!({"anyOf": [{"type": "integer"}, {"type": "string"}]})),
+        Some(json!({"type": ["boolean", "string"]})),
+        Some(json!({"type": "integer"})),
+        Some(json!({})),
+    ];
+    for schema in &schemas {
+        let text = String::from("not a number, long enough to be its own allocation");
+        let at = text.as_ptr();
+        let t = type_raw(text, schema.as_ref(), &root);
+        let Value::String(v) = &t.value else {
+            panic!("{schema:?}: {:?}", t.value)
+        };
+        assert_eq!(v.as_ptr(), at, "{schema:?}: the text was copied");
+    }
+    let name = String::from("a parameter the schema does not list");
+    let text = String::from("some text of the value, long enough");
+    let (name_at, text_at) = (name.as_ptr(), text.as_ptr());
+    let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+    let out = type_raw_arguments([(name, text)], Some(&schema));
+    let (k, v) = out.arguments.get_index(0).expect("one argument");
+    assert_eq!(k.as_ptr(), name_at);
+    assert!(matches!(v, Value::String(v) if v.as_ptr() == text_at));
+    // A name given twice is still reported by name.
+    let out = type_raw_arguments(
+        [("n".to_string(), "1".to_string()), ("n".into(), "2".into())],
+        Some(&schema),
+    );
+    assert_eq!(out.arguments["n"], Value::Int(2));
+    assert_eq!(out.mismatches[0].name, "n");
+}

@@ -1071,10 +1071,8 @@ impl Assembler {
         raw: Vec<RawArgument>,
         schema: Option<&serde_json::Value>,
     ) -> Map {
-        let typed = arg_types::raw::type_raw_arguments(
-            raw.iter().map(|a| (a.name.as_str(), a.text.as_str())),
-            schema,
-        );
+        let typed =
+            arg_types::raw::type_raw_arguments(raw.into_iter().map(|a| (a.name, a.text)), schema);
         for mismatch in &typed.mismatches {
             let at = core
                 .argument_start(&mismatch.name)

@@ -10,7 +10,7 @@
 
 use cap::Cap;
 use std::alloc::System;
-use toolcall_parser::{ParseOptions, ParseResult, StreamParser, parse_with};
+use toolcall_parser::{Dialect, ParseOptions, ParseResult, StreamParser, parse_with};
 
 #[global_allocator]
 static ALLOC: Cap<System> = Cap::new(System, usize::MAX);
@@ -166,7 +166,51 @@ const CASES: &[Case] = &[
         plateau: true,
         ..CASE
     },
+    // A raw-text value read in one window is copied once, into a string of its own size, and
+    // moved into the call's arguments: the peak is the value and little else (before: grown run
+    // by run, then copied again when typed, 2.5x). Code with a `<` that may matter on every line.
+    Case {
+        name: "qwen3-coder-value",
+        make: |n| {
+            format!(
+                "<tool_call>\n<function=w>\n<parameter=c>\n{}</parameter>\n</function>\n</tool_call>",
+                RAW_CODE.repeat((n << 10) / RAW_CODE.len())
+            )
+        },
+        max_ratio: 1.25,
+        options: || ParseOptions::new().with_dialect(Dialect::Qwen3Coder),
+        ..CASE
+    },
+    Case {
+        name: "glm-value",
+        make: |n| {
+            format!(
+                "<tool_call>w\n<arg_key>c</arg_key>\n<arg_value>{}</arg_value>\n</tool_call>",
+                RAW_CODE.repeat((n << 10) / RAW_CODE.len())
+            )
+        },
+        max_ratio: 1.25,
+        options: || ParseOptions::new().with_dialect(Dialect::Glm),
+        ..CASE
+    },
+    Case {
+        name: "minimax-m2-value",
+        make: |n| {
+            format!(
+                "<minimax:tool_call>\n<invoke name=\"w\">\n<parameter name=\"c\">{}</parameter>\n\
+                 </invoke>\n</minimax:tool_call>",
+                RAW_CODE.repeat((n << 10) / RAW_CODE.len())
+            )
+        },
+        max_ratio: 1.25,
+        options: || ParseOptions::new().with_dialect(Dialect::MinimaxM2),
+        ..CASE
+    },
 ];
+
+/// A line of code for the raw-text value cases: a `<` at the start of a line and a close tag
+/// that is text, each a stop of the value scan.
+const RAW_CODE: &str = "if a < b {\n<b>x</b>\n}\n";
 
 /// Sizes (KiB of input, about) at which every case runs.
 const SIZES: [usize; 3] = [256, 512, 1024];

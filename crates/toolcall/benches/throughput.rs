@@ -1200,7 +1200,8 @@ fn peak_memory(harness: &std::path::Path, case: &str, input: &str) -> (usize, us
 /// `cdata10`, `escaped10`: 10 MiB),
 /// `stream1-cdata`, `stream1-escaped` (1-byte chunks, 256 KiB; `stream1q-…`: deltas off),
 /// `stream16-cdata`, `stream4k-cdata`, `stream16-qwen`, `stream4-qwen`, `stream16-glm`,
-/// `stream4-glm`, `stream16-minimax`, `stream4-minimax` (1 MiB), `small-calls`,
+/// `stream4-glm`, `stream16-minimax`, `stream4-minimax` (1 MiB), `qwen`, `glm`, `minimax` (the
+/// same calls one-shot), `small-calls`,
 /// `repair`.
 fn profile(case: &str) {
     let quick = std::env::args().any(|a| a == "--quick");
@@ -1252,6 +1253,15 @@ fn profile(case: &str) {
                 let opts = ParseOptions::new().with_dialect(dialect);
                 let n = if case.starts_with("stream16") { 16 } else { 4 };
                 stream_dialect(text, &opts, n).span.len()
+            }
+            "qwen" | "glm" | "minimax" => {
+                let (dialect, text) = match case {
+                    "qwen" => (Dialect::Qwen3Coder, &qwen),
+                    "glm" => (Dialect::Glm, &glm),
+                    _ => (Dialect::MinimaxM2, &minimax),
+                };
+                let opts = ParseOptions::new().with_dialect(dialect);
+                toolcall::parser::parse_with(text, &opts).segments.len()
             }
             "small-calls" => toolcall::parser::parse(&small).segments.len(),
             "repair" => toolcall::parser::parse(&bare).segments.len(),

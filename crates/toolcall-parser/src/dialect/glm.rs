@@ -23,7 +23,7 @@
 
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
 use crate::call::{ArgumentEncoding, Encoding, RepairKind};
-use crate::dialect::scan::{Finders, Flow, Input, RawValue, is_blank, non_blank};
+use crate::dialect::scan::{Finders, Flow, Input, RawValue, Unflushed, is_blank, non_blank};
 use crate::dialect::{Dialect, Grammar};
 use crate::error::ErrorKind;
 use crate::event::StreamEvent;
@@ -585,13 +585,15 @@ impl Glm {
         mut value: RawValue,
         out: &mut Vec<StreamEvent>,
     ) -> (State, Flow) {
+        // The value's text read in this window is copied once (`Unflushed`), not run by run.
+        let mut unflushed = Unflushed::at(self.pos);
         loop {
             if self.asm.call_too_long(&call.core, self.pos) {
                 self.asm.fail_too_long(inp.w, inp.base, &mut call.core);
                 return (State::Skip { call }, Flow::Again);
             }
             // The hot path: text up to the next close tag, in one piece.
-            let plain = value.plain_text(inp, self.pos, &self.finders, false);
+            let plain = value.plain_text(inp, self.pos, &self.finders, false, false);
             let plain = match self
                 .asm
                 .value_run(inp.w, inp.base, &mut call.core, self.pos, plain)
@@ -604,11 +606,11 @@ impl Glm {
             };
             let rel = self.pos - inp.base;
             if plain > 0 {
-                value.text.push_str(&inp.w[rel..rel + plain]);
                 self.pos += plain;
                 continue;
             }
             let Some((lexeme, n)) = self.lexer.next_raw(inp.w, rel, inp.base, false) else {
+                unflushed.flush(&mut value.text, inp, self.pos);
                 return (State::Value { call, value }, Flow::Stop);
             };
             let abs = self.pos;
@@ -618,6 +620,7 @@ impl Glm {
                 _ => None,
             };
             if let Some(kind) = kind {
+                unflushed.flush(&mut value.text, inp, abs);
                 let close = abs..abs + n;
                 self.pos = close.end;
                 // `</tool_call>` at the start of a line ends the value and the call at once;
@@ -644,7 +647,6 @@ impl Glm {
                 self.pos = abs + n;
                 return (State::Skip { call }, Flow::Again);
             }
-            value.text.push_str(&inp.w[rel..rel + n]);
             self.pos = abs + n;
         }
     }

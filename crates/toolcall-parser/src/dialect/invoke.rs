@@ -26,7 +26,9 @@
 
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
 use crate::call::{ArgumentEncoding, Encoding, RepairKind};
-use crate::dialect::scan::{Finders, Flow, Input, Literal, RawValue, literal_at, non_blank};
+use crate::dialect::scan::{
+    Finders, Flow, Input, Literal, RawValue, Unflushed, literal_at, non_blank,
+};
 use crate::dialect::{Dialect, Grammar};
 use crate::error::ErrorKind;
 use crate::event::StreamEvent;
@@ -788,13 +790,18 @@ impl Invoke {
             Some(n) => self.pos += n,
             None => return (State::Value { call, param }, Flow::Stop),
         }
+        // The value's text read in this window is copied once (`Unflushed`), not run by run.
+        let mut unflushed = Unflushed::at(self.pos);
         loop {
             if self.asm.call_too_long(&call.core, self.pos) {
                 self.asm.fail_too_long(inp.w, inp.base, &mut call.core);
                 return (State::Skip { call }, Flow::Again);
             }
             // The hot path: text up to the next `<` that can matter, in one piece.
-            let plain = param.value.plain_text(inp, self.pos, &self.finders, true);
+            let at_line_start = unflushed.at_line_start(&param.value.text, inp, self.pos);
+            let plain = param
+                .value
+                .plain_text(inp, self.pos, &self.finders, true, at_line_start);
             let plain = match self
                 .asm
                 .value_run(inp.w, inp.base, &mut call.core, self.pos, plain)
@@ -807,14 +814,15 @@ impl Invoke {
             };
             let rel = self.pos - inp.base;
             if plain > 0 {
-                param.value.text.push_str(&inp.w[rel..rel + plain]);
                 self.pos += plain;
                 continue;
             }
             if rel >= inp.w.len() {
+                unflushed.flush(&mut param.value.text, inp, self.pos);
                 return (State::Value { call, param }, Flow::Stop);
             }
             let Some((lexeme, n)) = self.lexer.next_raw(inp.w, rel, inp.base, false) else {
+                unflushed.flush(&mut param.value.text, inp, self.pos);
                 return (State::Value { call, param }, Flow::Stop);
             };
             let abs = self.pos;
@@ -823,6 +831,7 @@ impl Invoke {
                 (Kind::InvokeEnd, _) => Some(Close::Invoke),
                 (Kind::BlockClose, _) => Some(Close::Block),
                 (Kind::Parameter, Lexeme::StartTag(tag)) => {
+                    unflushed.flush(&mut param.value.text, inp, abs);
                     if let Some(name) = self.next_parameter_tag(&call, &param, tag) {
                         let string = self.string_attribute(tag);
                         self.asm.repair(
@@ -851,6 +860,7 @@ impl Invoke {
                 _ => None,
             };
             if let Some(kind) = closing {
+                unflushed.flush(&mut param.value.text, inp, abs);
                 // At the start of a line, `</invoke>` and the block's close end the value at
                 // once; anywhere else a close tag waits for what follows.
                 let close = abs..abs + n;
@@ -877,7 +887,6 @@ impl Invoke {
                 self.pos = abs + n;
                 return (State::Skip { call }, Flow::Again);
             }
-            param.value.text.push_str(&inp.w[rel..rel + n]);
             self.pos = abs + n;
         }
     }

@@ -26,7 +26,7 @@
 
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
 use crate::call::{ArgumentEncoding, Encoding, RepairKind};
-use crate::dialect::scan::{Ahead, Finders, Flow, Input};
+use crate::dialect::scan::{Ahead, Finders, Flow, Input, Unflushed};
 use crate::dialect::{Dialect, Grammar};
 use crate::error::ErrorKind;
 use crate::event::StreamEvent;
@@ -134,10 +134,6 @@ struct Param {
 }
 
 impl Param {
-    fn at_line_start(&self) -> bool {
-        self.text.is_empty() || self.text.ends_with('\n')
-    }
-
     /// Bytes at the end of the text that may still be the layout newline before the close tag.
     fn held(&self) -> usize {
         if self.text.ends_with("\r\n") {
@@ -687,9 +683,15 @@ impl Qwen3Coder {
     /// The name of a parameter tag that really begins the next parameter inside a value: at the
     /// start of a line, a valid name, one the tool's schema knows (when there is one), not given
     /// yet. Anything else is text of the value.
-    fn next_parameter_tag<'t>(&self, call: &Call, param: &Param, tag: &Tag<'t>) -> Option<&'t str> {
+    fn next_parameter_tag<'t>(
+        &self,
+        call: &Call,
+        param: &Param,
+        at_line_start: bool,
+        tag: &Tag<'t>,
+    ) -> Option<&'t str> {
         let name = tag.value.filter(|_| tag.name == PARAMETER)?;
-        if !param.at_line_start() || *param.name == *name || call.core.has_argument(name) {
+        if !at_line_start || *param.name == *name || call.core.has_argument(name) {
             return None;
         }
         let known = match (&self.asm.opts.schemas, &call.core.tool_name) {
@@ -723,14 +725,18 @@ impl Qwen3Coder {
             }
             param.started = true;
         }
+        // The value's text read in this window is copied once, when it must be seen or the
+        // window ends (`Unflushed`), not run by run.
+        let mut unflushed = Unflushed::at(self.pos);
         loop {
             if self.asm.call_too_long(&call.core, self.pos) {
                 self.asm.fail_too_long(inp.w, inp.base, &mut call.core);
                 return (State::Skip { call }, Flow::Again);
             }
             let rel = self.pos - inp.base;
+            let at_line_start = unflushed.at_line_start(&param.text, inp, self.pos);
             // The hot path: text up to the next `<` that can matter, in one piece.
-            let plain = self.plain_text(inp, &mut param);
+            let plain = self.plain_text(inp, &mut param, at_line_start);
             let plain = match self
                 .asm
                 .value_run(inp.w, inp.base, &mut call.core, self.pos, plain)
@@ -742,11 +748,11 @@ impl Qwen3Coder {
                 }
             };
             if plain > 0 {
-                param.text.push_str(&inp.w[rel..rel + plain]);
                 self.pos += plain;
                 continue;
             }
             let Some((lexeme, n)) = self.lexer.next_raw(inp.w, rel, inp.base, inp.is_final) else {
+                unflushed.flush(&mut param.text, inp, self.pos);
                 return (State::Value { call, param }, Flow::Stop);
             };
             let abs = self.pos;
@@ -756,7 +762,8 @@ impl Qwen3Coder {
                 Lexeme::EndTag(FUNCTION) => Some(close(Close::Function)),
                 Lexeme::EndTag(name) if name == self.markers.block => Some(close(Close::Block)),
                 Lexeme::StartTag(ref tag) => {
-                    if let Some(name) = self.next_parameter_tag(&call, &param, tag) {
+                    if let Some(name) = self.next_parameter_tag(&call, &param, at_line_start, tag) {
+                        unflushed.flush(&mut param.text, inp, abs);
                         self.asm.repair(
                             inp.w,
                             inp.base,
@@ -776,9 +783,9 @@ impl Qwen3Coder {
                 _ => None,
             };
             if let Some((kind, close)) = closing {
+                unflushed.flush(&mut param.text, inp, abs);
                 // At the start of a line, `</function>` and the block's close tag end the value
                 // at once; anywhere else a close tag waits for what follows.
-                let at_line_start = param.at_line_start();
                 self.pos = close.end;
                 if kind != Close::Parameter && at_line_start {
                     return self.close_structurally(inp, call, param, close, kind, out);
@@ -795,7 +802,6 @@ impl Qwen3Coder {
                     Flow::Again,
                 );
             }
-            let text = &inp.w[rel..rel + n];
             if !self
                 .asm
                 .count_argument_bytes(inp.w, inp.base, &mut call.core, n, abs)
@@ -803,7 +809,6 @@ impl Qwen3Coder {
                 self.pos = abs + n;
                 return (State::Skip { call }, Flow::Again);
             }
-            param.text.push_str(text);
             self.pos = abs + n;
         }
     }
@@ -847,11 +852,11 @@ impl Qwen3Coder {
     /// that can matter there, a close tag (`</`) or a `<` at the start of a line (a parameter
     /// tag), found by `memmem` with the answers kept, so each byte is scanned once. A `<` at the
     /// end of a window that is not final waits.
-    fn plain_text(&self, inp: Input<'_>, param: &mut Param) -> usize {
+    fn plain_text(&self, inp: Input<'_>, param: &mut Param, at_line_start: bool) -> usize {
         let bytes = inp.bytes();
         let rel = self.pos - inp.base;
         if let Some(&b'<') = bytes.get(rel) {
-            let matters = param.at_line_start()
+            let matters = at_line_start
                 || match bytes.get(rel + 1) {
                     Some(&b) => b == b'/',
                     None => !inp.is_final,
