@@ -633,6 +633,26 @@ fn a_comment_ends_after_its_opener() {
     }
 }
 
+/// docs/FORMAT.md §4 rule 3 and §7: a value that holds a child element is its inner markup as
+/// written, comments included; one of text alone drops its comments (found by
+/// `comments_follow_the_rule`, whose oracle had not allowed for the first).
+#[test]
+fn a_comment_is_kept_in_markup_as_written_and_dropped_from_text() {
+    for (value, expected) in [
+        ("a <!----><tool/>--> b", "a <!----><tool/>--> b"),
+        ("a <!-- x --><b>y</b>", "a <!-- x --><b>y</b>"),
+        ("a <!-- x --> b", "a  b"),
+    ] {
+        let text = call("a", &format!("<c>{value}</c>"));
+        let r = assert_chunking_invariant(&text, &ParseOptions::default());
+        assert_eq!(
+            r.calls()[0].arguments["c"].as_str(),
+            Some(expected),
+            "{value}"
+        );
+    }
+}
+
 /// docs/FORMAT.md §7: the barrier of a comment is the element `tool`, not its name's prefix. A
 /// comment or processing instruction holding `<tool_name>`, `</toolbox`, `<tool-1`, `<tool.x` or
 /// `<tool:a` is skipped as XML skips it; one holding `<tool>`, `<tool `, `<tool/`, `</tool>` or

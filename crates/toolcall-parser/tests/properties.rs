@@ -459,6 +459,11 @@ fn plain_text_fast_path_equals_the_general_path() {
         "\n  indented\n  lines\n".to_owned(),
         // References cut at every byte: numeric, bare `&` (repaired), unknown names.
         "x &#x1F980; y &#60;z &#0000000000065; and & then &nbsp; &am".to_owned(),
+        // References whose character is blank, a CR, or several bytes long, each completed by
+        // the fast path when its last byte arrives: the text rule and the limits see them as
+        // the general path does.
+        "&#32;&#10;&#9;".to_owned(),
+        "&#13;&#x1F980;&#65;&#xe9;&lt;&#x20;".to_owned(),
     ];
     for value in &values {
         let text = format!(
@@ -582,9 +587,9 @@ proptest! {
         // Against the same document with the comment cut out, or with its `<` written `&lt;`:
         // the same calls with the same arguments and the same errors.
         let at = text.find("<!--").unwrap();
-        let (other, literal) = match comment_len(&text[at..]) {
-            Some(len) => (format!("{}{}", &text[..at], &text[at + len..]), false),
-            None => (format!("{}&lt;{}", &text[..at], &text[at + 1..]), true),
+        let (other, literal, comment) = match comment_len(&text[at..]) {
+            Some(len) => (format!("{}{}", &text[..at], &text[at + len..]), false, &text[at..at + len]),
+            None => (format!("{}&lt;{}", &text[..at], &text[at + 1..]), true, ""),
         };
         let o = parse(&other);
         let shape = |r: &toolcall_parser::ParseResult| {
@@ -593,9 +598,15 @@ proptest! {
             (calls, errors)
         };
         // (A value holding a child element is its inner markup as written, where the literal
-        // `<` stays `&lt;`: the same text.)
+        // `<` stays `&lt;`: the same text; and where a comment is kept as written, so it is
+        // taken out of ours, once, as it was taken out of the other document.)
         let theirs = format!("{:?}", shape(&o)).replace("&lt;!--", "<!--");
-        prop_assert_eq!(format!("{:?}", shape(&r)), theirs, "{}\n{}", text, other);
+        let ours = format!("{:?}", shape(&r));
+        let ours = match format!("{comment:?}").trim_matches('"') {
+            "" => ours,
+            written => ours.replacen(written, "", 1),
+        };
+        prop_assert_eq!(ours, theirs, "{}\n{}", text, other);
         // A literal `<` is reported as the repair it is.
         if literal && let Some(first) = r.calls().iter().find(|c| c.tool_name == "t") {
             prop_assert!(first.repairs.iter().any(|p| p.kind == toolcall_parser::RepairKind::LiteralLessThan), "{:?}", first.repairs);

@@ -143,7 +143,8 @@ impl ToolXml {
     /// The per-feed fast path: when all that is left of the window is plain text of an open
     /// top-level argument (no `<`, `&` or CR in text; no `]` or CR in CDATA), as a streamed
     /// token inside a value usually is, appends it to the value and its delta and reads it all
-    /// (or, when it is the start of a reference still cut short, leaves it to wait);
+    /// (or, when it is the start of a reference still cut short, leaves it to wait; a complete
+    /// reference at its start, followed by such text, is decoded here too);
     /// `false`, having done nothing, when the general path must decide. It does exactly what the
     /// general path does with such text (`text_run`, or the lexer's `CData` lexeme), without
     /// its lexing: the chunking properties and the `stream_chunking` fuzz target hold the two to
@@ -160,16 +161,26 @@ impl ToolXml {
             return false;
         }
         let in_cdata = self.lexer.in_cdata();
+        // A reference at the window's start: one that the window cuts short (`&am`, a streamed
+        // token at a time) waits for its end, as the general path would, and nothing else is
+        // to be done; a complete one (`&amp;`, its last byte just arrived) is decoded here, as
+        // `text_run` decodes it, if plain text is all that follows it.
+        let (decoded, rest) = match rest.as_bytes() {
+            [b'&', ..] if !in_cdata => {
+                match xml_fallback::reference::match_reference(rest.as_bytes()) {
+                    RefMatch::Incomplete if rest.len() <= MAX_PENDING_REFERENCE => return true,
+                    RefMatch::Valid { len, code_point } => {
+                        match xml_fallback::reference::decode_code_point(code_point) {
+                            Some(c) => (Some(c), &rest[len..]),
+                            None => return false,
+                        }
+                    }
+                    _ => return false,
+                }
+            }
+            _ => (None, rest),
+        };
         let bytes = rest.as_bytes();
-        if !in_cdata
-            && bytes[0] == b'&'
-            && bytes.len() <= MAX_PENDING_REFERENCE
-            && xml_fallback::reference::match_reference(bytes) == RefMatch::Incomplete
-        {
-            // A reference that the window cuts short (`&am`, a streamed token at a time): it
-            // waits for its end, as the general path would, and nothing else is to be done.
-            return true;
-        }
         let special = match (in_cdata, bytes.len() <= 16) {
             // A token or two: a byte loop costs less than setting up a vector search.
             (true, true) => bytes.iter().any(|&b| b == b']' || b == b'\r'),
@@ -180,23 +191,31 @@ impl ToolXml {
         if special {
             return false;
         }
-        crate::work::add(rest.len());
-        let counted = self
-            .asm
-            .count_argument_bytes(w, base, &mut call.core, rest.len(), self.pos);
+        let lead = decoded.map_or(0, char::len_utf8);
+        crate::work::add(w.len() - rel);
+        let counted =
+            self.asm
+                .count_argument_bytes(w, base, &mut call.core, lead + rest.len(), self.pos);
         debug_assert!(
             counted,
             "checked above: the argument stays within its limit"
         );
         if self.asm.emit_deltas {
+            if let Some(c) = decoded {
+                call.core.delta.push(c);
+            }
             append(&mut call.core.delta, rest);
         }
         let top = call.top();
         if in_cdata {
             top.push_cdata(rest);
         } else {
-            if !is_blank(rest) {
+            if !is_blank(rest) || decoded.is_some_and(|c| !is_blank(c.encode_utf8(&mut [0; 4]))) {
                 top.has_text = true;
+            }
+            if let Some(c) = decoded {
+                top.text_mut().push(c);
+                top.refs = true;
             }
             append(top.text_mut(), rest);
         }
