@@ -315,32 +315,55 @@ impl Lexer {
         let bytes = w.as_bytes();
         let mut refs = false;
         let mut i = pos;
-        let mut run = pos;
         loop {
             let Some(j) = next_special(bytes, i) else {
-                out.push_str(&w[run..]);
+                out.push_str(&w[i..]);
                 return (bytes.len() - pos, refs);
             };
-            out.push_str(&w[run..j]);
+            out.push_str(&w[i..j]);
             let rest = &bytes[j + 1..];
-            let (decoded, len): (char, usize) = match bytes[j] {
+            // Each arm pushes its own character: a literal one is a byte, not an encoding.
+            let len = match bytes[j] {
                 b'<' => return (j - pos, refs),
-                b'\r' => match rest.first() {
-                    Some(b'\n') => ('\n', 2),
-                    Some(_) => ('\n', 1),
-                    None if is_final => ('\n', 1),
-                    None => return (j - pos, refs),
-                },
+                b'\r' => {
+                    let len = match rest.first() {
+                        Some(b'\n') => 2,
+                        Some(_) => 1,
+                        None if is_final => 1,
+                        None => return (j - pos, refs),
+                    };
+                    out.push('\n');
+                    i = j + len;
+                    continue;
+                }
                 // The five named entities first: nearly every reference a model writes.
-                _ if rest.starts_with(b"amp;") => ('&', 5),
-                _ if rest.starts_with(b"lt;") => ('<', 4),
-                _ if rest.starts_with(b"gt;") => ('>', 4),
-                _ if rest.starts_with(b"quot;") => ('"', 6),
-                _ if rest.starts_with(b"apos;") => ('\'', 6),
+                _ if rest.starts_with(b"lt;") => {
+                    out.push('<');
+                    4
+                }
+                _ if rest.starts_with(b"gt;") => {
+                    out.push('>');
+                    4
+                }
+                _ if rest.starts_with(b"amp;") => {
+                    out.push('&');
+                    5
+                }
+                _ if rest.starts_with(b"quot;") => {
+                    out.push('"');
+                    6
+                }
+                _ if rest.starts_with(b"apos;") => {
+                    out.push('\'');
+                    6
+                }
                 _ => match xml_fallback::reference::match_reference(&bytes[j..]) {
                     RefMatch::Valid { len, code_point } => {
                         match xml_fallback::reference::decode_code_point(code_point) {
-                            Some(c) => (c, len),
+                            Some(c) => {
+                                out.push(c);
+                                len
+                            }
                             None => return (j - pos, refs),
                         }
                     }
@@ -349,15 +372,12 @@ impl Lexer {
                         bare.push(base + j);
                         out.push('&');
                         i = j + 1;
-                        run = i;
                         continue;
                     }
                 },
             };
-            refs |= bytes[j] == b'&';
-            out.push(decoded);
+            refs = true;
             i = j + len;
-            run = i;
         }
     }
 
@@ -705,20 +725,17 @@ fn next_special(bytes: &[u8], from: usize) -> Option<usize> {
     // but the lowest set bit is always a true zero byte).
     let zeros = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
     let near = bytes.len().min(from + 64);
-    let mut i = from;
-    while let Some(word) = bytes.get(i..i + 8).filter(|_| i + 8 <= near) {
-        let Ok(word) = <[u8; 8]>::try_from(word) else {
-            break;
-        };
+    let (words, tail) = bytes[from..near].as_chunks::<8>();
+    for (k, &word) in words.iter().enumerate() {
         let x = u64::from_le_bytes(word);
         let hits = zeros(x ^ (ONES * u64::from(b'<')))
             | zeros(x ^ (ONES * u64::from(b'&')))
             | zeros(x ^ (ONES * u64::from(b'\r')));
         if hits != 0 {
-            return Some(i + (hits.trailing_zeros() / 8) as usize);
+            return Some(from + 8 * k + (hits.trailing_zeros() / 8) as usize);
         }
-        i += 8;
     }
+    let i = near - tail.len();
     if bytes.len() <= near {
         // Under eight bytes left (a streamed chunk's tail): too few for `memchr3`'s setup.
         return bytes[i..]
