@@ -9,7 +9,7 @@
 //! The grammar owns an [`Assembler`] and one [`CallCore`] per open call; it never builds a
 //! `ToolCall` or a `ParseError` itself, so every dialect reports alike.
 
-use crate::call::{ArgumentEncoding, Repair, RepairKind, ToolCall};
+use crate::call::{ArgumentEncoding, Encoding, Repair, RepairKind, ToolCall};
 use crate::dialect::Dialect;
 use crate::error::{ErrorKind, Limit, ParseError};
 use crate::event::StreamEvent;
@@ -137,6 +137,18 @@ impl CallCore {
     /// Whether an argument of this name was already begun.
     pub(crate) fn has_argument(&self, name: &str) -> bool {
         self.first_start.get(&self.argument_starts, name).is_some()
+    }
+
+    /// Records how a raw-text argument that closed was written and gives its name, owned, for
+    /// the call's arguments. A name given again is dropped when it opens
+    /// ([`Assembler::open_raw_argument`] says `duplicate`), so a name kept here is new to the
+    /// call: no lookup is needed.
+    pub(crate) fn keep_argument(&mut self, name: &str, encoding: Encoding) -> String {
+        self.encodings.push(ArgumentEncoding {
+            argument: name.to_owned(),
+            encoding,
+        });
+        name.to_owned()
     }
 }
 
@@ -875,12 +887,9 @@ impl Assembler {
             }
         }
         core.server_name = server;
-        let schema = self
-            .opts
-            .schemas
-            .as_ref()
-            .and_then(|s| s.get(&tool_name))
-            .cloned();
+        // The schemas are shared (an `Arc`): held here by a count, not copied per call.
+        let schemas = self.opts.schemas.clone();
+        let schema = schemas.as_deref().and_then(|s| s.get(&tool_name));
         let source = &w[core.start - base..end - base];
         let mut legacy_json = false;
         let arguments = match arguments {
@@ -922,10 +931,10 @@ impl Assembler {
                     map
                 }
             },
-            Arguments::Raw(raw) => self.type_raw(w, base, &mut core, raw, schema.as_ref()),
-            Arguments::Typed(args) => self.type_mixed(w, base, &mut core, args, schema.as_ref()),
+            Arguments::Raw(raw) => self.type_raw(w, base, &mut core, raw, schema),
+            Arguments::Typed(args) => self.type_mixed(w, base, &mut core, args, schema),
             Arguments::RawTree(args) => {
-                self.type_raw_tree(w, base, &mut core, &args, source, schema.as_ref())
+                self.type_raw_tree(w, base, &mut core, &args, source, schema)
             }
         };
         Ok(ToolCall {

@@ -22,7 +22,7 @@
 //! ```
 
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
-use crate::call::{ArgumentEncoding, Encoding, RepairKind};
+use crate::call::{Encoding, RepairKind};
 use crate::dialect::scan::{Finders, Flow, Input, RawValue, Unflushed, is_blank, non_blank};
 use crate::dialect::{Dialect, Grammar};
 use crate::error::ErrorKind;
@@ -31,7 +31,6 @@ use crate::lexer::{Lexeme, Lexer, Tag};
 use crate::names::{MAX_NAME_BYTES, is_placeholder, is_valid_name};
 use crate::options::ParseOptions;
 use memchr::memchr;
-use std::collections::HashMap;
 use std::ops::Range;
 
 const BLOCK: &str = "tool_call";
@@ -103,7 +102,6 @@ enum Close {
 struct Call {
     core: CallCore,
     args: Vec<RawArgument>,
-    by_name: HashMap<String, usize>,
 }
 
 /// The GLM grammar.
@@ -352,7 +350,6 @@ impl Glm {
         let mut call = Box::new(Call {
             core: CallCore::new(self.asm.next_index(), at, end),
             args: Vec::new(),
-            by_name: HashMap::new(),
         });
         self.asm.begin_call(inp.w, inp.base, &call.core, out);
         self.pos = lt;
@@ -563,19 +560,9 @@ impl Glm {
         if value.repeated {
             return;
         }
-        let name = value.name.to_string();
+        let name = call.core.keep_argument(&value.name, Encoding::Raw);
         let text = value.into_text();
-        match call.by_name.get(&name) {
-            Some(&i) => call.args[i] = RawArgument { name, text },
-            None => {
-                call.core.encodings.push(ArgumentEncoding {
-                    argument: name.clone(),
-                    encoding: Encoding::Raw,
-                });
-                call.by_name.insert(name.clone(), call.args.len());
-                call.args.push(RawArgument { name, text });
-            }
-        }
+        call.args.push(RawArgument { name, text });
     }
 
     fn value(

@@ -25,7 +25,7 @@
 //! ```
 
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
-use crate::call::{ArgumentEncoding, Encoding, RepairKind};
+use crate::call::{Encoding, RepairKind};
 use crate::dialect::scan::{
     Finders, Flow, Input, Literal, RawValue, Unflushed, literal_at, non_blank,
 };
@@ -37,7 +37,6 @@ use crate::names::{is_placeholder, is_valid_name};
 use crate::options::ParseOptions;
 use arg_types::Value;
 use memchr::memchr;
-use std::collections::HashMap;
 use std::ops::Range;
 
 /// A block's markers: its opening tag's name and its close.
@@ -201,8 +200,6 @@ struct Call {
     /// The block it stands in.
     block: usize,
     args: Vec<(RawArgument, Option<Value>)>,
-    /// Where each argument name is in `args`.
-    by_name: HashMap<String, usize>,
 }
 
 /// A parameter being read.
@@ -408,7 +405,6 @@ impl Invoke {
             core: CallCore::new(self.asm.next_index(), start, tag_end),
             block,
             args: Vec::new(),
-            by_name: HashMap::new(),
         })
     }
 
@@ -720,7 +716,6 @@ impl Invoke {
             return;
         }
         let shared = std::sync::Arc::clone(&param.value.name);
-        let name = shared.to_string();
         let mut text = param.value.into_text();
         let typed = match param.string {
             Some(true) => Some(Value::String(std::mem::take(&mut text))),
@@ -735,18 +730,8 @@ impl Invoke {
         } else {
             Encoding::Raw
         };
-        let arg = (RawArgument { name, text }, typed);
-        match call.by_name.get(&arg.0.name) {
-            Some(&i) => call.args[i] = arg,
-            None => {
-                call.core.encodings.push(ArgumentEncoding {
-                    argument: arg.0.name.clone(),
-                    encoding,
-                });
-                call.by_name.insert(arg.0.name.clone(), call.args.len());
-                call.args.push(arg);
-            }
-        }
+        let name = call.core.keep_argument(&shared, encoding);
+        call.args.push((RawArgument { name, text }, typed));
     }
 
     fn flush_delta(&mut self, out: &mut Vec<StreamEvent>) {

@@ -20,7 +20,7 @@
 //! ```
 
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
-use crate::call::{ArgumentEncoding, Encoding, RepairKind};
+use crate::call::{Encoding, RepairKind};
 use crate::dialect::scan::{Flow, Input, RawValue, is_blank, non_blank};
 use crate::dialect::{Dialect, Grammar};
 use crate::error::ErrorKind;
@@ -29,7 +29,6 @@ use crate::names::{is_placeholder, is_valid_name};
 use crate::options::ParseOptions;
 use arg_types::Value;
 use memchr::{memchr, memmem};
-use std::collections::HashMap;
 use std::ops::Range;
 
 const OPEN: &str = "<|open|>";
@@ -209,7 +208,6 @@ enum Close {
 struct Call {
     core: CallCore,
     args: Vec<(RawArgument, Option<Value>)>,
-    by_name: HashMap<String, usize>,
 }
 
 #[derive(Debug)]
@@ -359,7 +357,6 @@ impl KimiK3 {
             let mut call = Box::new(Call {
                 core: CallCore::new(self.asm.next_index(), at, at + len),
                 args: Vec::new(),
-                by_name: HashMap::new(),
             });
             self.asm.begin_call(inp.w, inp.base, &call.core, out);
             self.pos = at + len;
@@ -492,7 +489,6 @@ impl KimiK3 {
             return;
         }
         let shared = std::sync::Arc::clone(&param.value.name);
-        let name = shared.to_string();
         let mut text = param.value.into_text();
         let typed = match param.ty.as_deref() {
             Some("string") => Some(Value::String(std::mem::take(&mut text))),
@@ -502,18 +498,8 @@ impl KimiK3 {
         if let Some(value) = typed.as_ref().filter(|v| !matches!(v, Value::String(_))) {
             self.asm.argument_value(&call.core, &shared, value, out);
         }
-        let arg = (RawArgument { name, text }, typed);
-        match call.by_name.get(&arg.0.name) {
-            Some(&i) => call.args[i] = arg,
-            None => {
-                call.core.encodings.push(ArgumentEncoding {
-                    argument: arg.0.name.clone(),
-                    encoding: Encoding::Raw,
-                });
-                call.by_name.insert(arg.0.name.clone(), call.args.len());
-                call.args.push(arg);
-            }
-        }
+        let name = call.core.keep_argument(&shared, Encoding::Raw);
+        call.args.push((RawArgument { name, text }, typed));
     }
 
     /// How many bytes from `pos` are plain text of the value: everything before the next

@@ -25,7 +25,7 @@
 //! ```
 
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
-use crate::call::{ArgumentEncoding, Encoding, RepairKind};
+use crate::call::{Encoding, RepairKind};
 use crate::dialect::scan::{Ahead, Finders, Flow, Input, Unflushed};
 use crate::dialect::{Dialect, Grammar};
 use crate::error::ErrorKind;
@@ -34,7 +34,6 @@ use crate::lexer::{Lexeme, Lexer, Tag};
 use crate::names::{is_placeholder, is_valid_name};
 use crate::options::ParseOptions;
 use memchr::memchr;
-use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -113,8 +112,6 @@ struct Call {
     /// Opened by the block marker, not bare.
     block: bool,
     args: Vec<RawArgument>,
-    /// Where each argument name is in `args`.
-    by_name: HashMap<String, usize>,
 }
 
 /// A parameter being read.
@@ -325,7 +322,6 @@ impl Qwen3Coder {
             core: CallCore::new(self.asm.next_index(), start, tag_end),
             block,
             args: Vec::new(),
-            by_name: HashMap::new(),
         })
     }
 
@@ -623,21 +619,9 @@ impl Qwen3Coder {
         if param.duplicate {
             return;
         }
-        let name = param.name.to_string();
+        let name = call.core.keep_argument(&param.name, Encoding::Raw);
         let text = param.into_value();
-        if !call.by_name.contains_key(&name) {
-            call.core.encodings.push(ArgumentEncoding {
-                argument: name.clone(),
-                encoding: Encoding::Raw,
-            });
-        }
-        match call.by_name.get(&name) {
-            Some(&i) => call.args[i] = RawArgument { name, text },
-            None => {
-                call.by_name.insert(name.clone(), call.args.len());
-                call.args.push(RawArgument { name, text });
-            }
-        }
+        call.args.push(RawArgument { name, text });
     }
 
     /// Moves the value's new text to the call's delta, holding back what may still be the
