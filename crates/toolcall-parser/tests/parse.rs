@@ -612,17 +612,10 @@ fn unclosed_comments_and_instructions_swallow_nothing() {
     assert_eq!(args["d"], Value::Int(1));
 }
 
-/// docs/FORMAT.md §7: a comment's `-->` comes after its `<!--`; the two never share a dash, as
-/// in XML. `<!-->` and `<!--->` open a comment that the next `-->` closes (they were taken as
-/// whole comments, swallowing nothing but themselves, found by `comments_follow_the_rule`).
-#[test]
-fn a_comment_ends_after_its_opener() {
-    for (value, expected) in [
-        ("x <!--> y --> z", "x  z"),
-        ("x <!--->--> z", "x  z"),
-        ("x <!----> z", "x  z"),
-        ("x <!---> z", "x <!---> z"),
-    ] {
+/// For each `(value, expected)`: the argument `c` written as `<c>value</c>` reads `expected`, in
+/// every chunking.
+fn assert_value_of_c(cases: &[(&str, &str)]) {
+    for &(value, expected) in cases {
         let text = call("a", &format!("<c>{value}</c>"));
         let r = assert_chunking_invariant(&text, &ParseOptions::default());
         assert_eq!(
@@ -633,24 +626,29 @@ fn a_comment_ends_after_its_opener() {
     }
 }
 
+/// docs/FORMAT.md §7: a comment's `-->` comes after its `<!--`; the two never share a dash, as
+/// in XML. `<!-->` and `<!--->` open a comment that the next `-->` closes (they were taken as
+/// whole comments, swallowing nothing but themselves, found by `comments_follow_the_rule`).
+#[test]
+fn a_comment_ends_after_its_opener() {
+    assert_value_of_c(&[
+        ("x <!--> y --> z", "x  z"),
+        ("x <!--->--> z", "x  z"),
+        ("x <!----> z", "x  z"),
+        ("x <!---> z", "x <!---> z"),
+    ]);
+}
+
 /// docs/FORMAT.md §4 rule 3 and §7: a value that holds a child element is its inner markup as
 /// written, comments included; one of text alone drops its comments (found by
 /// `comments_follow_the_rule`, whose oracle had not allowed for the first).
 #[test]
 fn a_comment_is_kept_in_markup_as_written_and_dropped_from_text() {
-    for (value, expected) in [
+    assert_value_of_c(&[
         ("a <!----><tool/>--> b", "a <!----><tool/>--> b"),
         ("a <!-- x --><b>y</b>", "a <!-- x --><b>y</b>"),
         ("a <!-- x --> b", "a  b"),
-    ] {
-        let text = call("a", &format!("<c>{value}</c>"));
-        let r = assert_chunking_invariant(&text, &ParseOptions::default());
-        assert_eq!(
-            r.calls()[0].arguments["c"].as_str(),
-            Some(expected),
-            "{value}"
-        );
-    }
+    ]);
 }
 
 /// docs/FORMAT.md §7: the barrier of a comment is the element `tool`, not its name's prefix. A
