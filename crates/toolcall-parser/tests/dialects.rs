@@ -1432,7 +1432,8 @@ fn every_dialect_keeps_its_arguments_within_the_argument_limit() {
 
 /// The per-feed fast path of the raw-text grammars (`RawValue::plain_tail`: GLM, the invoke
 /// family, Kimi-K3; Qwen3-Coder's own) equals the general path: values of plain text, of `<`
-/// and `>` inside text, of line ends (CR LF too) and of a close tag's prefix; the argument limit
+/// and `>` inside text (cleared by the fast path or left to the general one), of line ends (CR
+/// LF too) and of a close tag's prefix; the argument limit
 /// and the call limit at every byte around the value's end; every chunking of `parse`, with
 /// argument deltas on and off, gives the one-shot result, and where the call is read its deltas
 /// concatenate to its value.
@@ -1444,6 +1445,14 @@ fn raw_value_fast_path_equals_the_general_path() {
         "a < b and c > d, then </p> and more",
         "line one\nline two\r\nline three\n",
         "almost a close </arg_val and </paramete and <|clos",
+        // A `<` the fast path clears (`<` then another byte, within a line) and each kind it
+        // leaves to the general path (`</`, `<|`, a line-start `<`, a `<` ending the window),
+        // several to a chunk in the longer chunkings.
+        "Vec<u8> < HashMap<K, V>\n<notatag> a<|b a</b <<x\nz<",
+        // A line-start `<` mid-chunk that begins the next parameter (Qwen3-Coder, the invoke
+        // family: an unclosed parameter, repaired).
+        "one\n<parameter=b>two",
+        "one\n<parameter name=\"b\">two",
     ];
     for (d, call) in samples() {
         if d == Dialect::Tool || d == Dialect::Hermes {
@@ -1470,7 +1479,7 @@ fn raw_value_fast_path_equals_the_general_path() {
                     let o = opts(d).with_limits(limits.clone());
                     let want = parse(&text, &o);
                     for deltas in [true, false] {
-                        for n in [1, 2, 5] {
+                        for n in [1, 2, 5, 7, 16] {
                             let mut p =
                                 StreamParser::with_options(o.clone()).argument_deltas(deltas);
                             let mut events = Vec::new();

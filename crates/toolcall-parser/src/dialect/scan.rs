@@ -78,6 +78,24 @@ impl Unflushed {
     }
 }
 
+/// Whether the rest of a window inside a raw-text value (`rest`, all of it text so far as the
+/// per-feed fast paths go) holds no `<` that markup of any raw-text dialect could begin there:
+/// each `<` is followed, within the window, by a byte other than `/` (a close tag) and `|` (a
+/// Kimi-K3 marker), and does not stand at the start of a line (a parameter tag);
+/// `line_start_before`: whether the value, before `rest`, ends a line (or is empty). Dense code
+/// holds a `<` in most streamed tokens (`a < b`, `Vec<u8>`), which the general path would read
+/// as text one byte at a time; a `<` this does not clear sends the window to the general path,
+/// which decides. Conservative for every dialect, so one rule serves all.
+pub(crate) fn lt_is_text_throughout(rest: &[u8], line_start_before: bool) -> bool {
+    memchr::memchr_iter(b'<', rest).all(|i| {
+        let line_start = match i.checked_sub(1) {
+            Some(j) => rest[j] == b'\n',
+            None => line_start_before,
+        };
+        !line_start && rest.get(i + 1).is_some_and(|&b| b != b'/' && b != b'|')
+    })
+}
+
 /// What a handler tells the dispatcher: go on with the next state, or stop for more input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Flow {
@@ -305,11 +323,11 @@ impl RawValue {
 
     /// The per-feed fast path of the grammars built on this value (GLM, the invoke family,
     /// Kimi-K3), as `Qwen3Coder::plain_tail` is Qwen3-Coder's: when all that is left of a window
-    /// that is not final is text without a `<` (where no markup of these dialects can begin),
-    /// as a streamed token inside a value usually is, it is the value's, appended at once and
-    /// `*pos` moved past it. `false`, having done nothing, when the general path must decide: a
-    /// `<`, the layout newline after the opening tag not looked for yet, a limit that could be
-    /// met in it. The chunking properties hold the two paths to the same result
+    /// that is not final is text whose every `<` is text too ([`lt_is_text_throughout`]: no
+    /// markup of these dialects can begin there), as a streamed token inside a value usually
+    /// is, it is the value's, appended at once and `*pos` moved past it. `false`, having done
+    /// nothing, when the general path must decide: a `<` that may begin markup, the layout
+    /// newline after the opening tag not looked for yet, a limit that could be met in it. The chunking properties hold the two paths to the same result
     /// (`raw_value_fast_path_equals_the_general_path`).
     pub(crate) fn plain_tail(
         &mut self,
@@ -325,7 +343,7 @@ impl RawValue {
         if rest.is_empty()
             || asm.call_too_long(core, inp.end())
             || core.argument_bytes.saturating_add(rest.len()) > asm.opts.limits.max_argument_bytes
-            || memchr::memchr(b'<', rest).is_some()
+            || !lt_is_text_throughout(rest, self.at_line_start())
         {
             return false;
         }
