@@ -46,8 +46,8 @@ impl Input<'_> {
 /// `from` to where the value scan stands. A raw-text value loop appends its runs to the value
 /// once, when the text must be seen (a close tag, a new argument) or the window ends, so that a
 /// value read in one window is copied once, into a string of its own size, instead of growing
-/// run by run (a 1 MiB value of code: one copy instead of a run per line-start `<` and some 20
-/// reallocations).
+/// run by run (a 1 MiB value of code: one copy, where there were a push per run and a doubling
+/// series of reallocations, each copying what was there).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Unflushed {
     from: usize,
@@ -327,7 +327,8 @@ impl RawValue {
     /// markup of these dialects can begin there), as a streamed token inside a value usually
     /// is, it is the value's, appended at once and `*pos` moved past it. `false`, having done
     /// nothing, when the general path must decide: a `<` that may begin markup, the layout
-    /// newline after the opening tag not looked for yet, a limit that could be met in it. The chunking properties hold the two paths to the same result
+    /// newline after the opening tag not looked for yet, a limit that could be met in it. The
+    /// chunking properties hold the two paths to the same result
     /// (`raw_value_fast_path_equals_the_general_path`).
     pub(crate) fn plain_tail(
         &mut self,
