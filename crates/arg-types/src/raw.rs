@@ -337,7 +337,7 @@ fn strip(reason: &str) -> &str {
 }
 
 /// What one reading of a text gives: the text itself, a string (left to the caller, who moves it
-/// when it owns it), or another value.
+/// when it owns it, so a reading never copies the text), or another value.
 enum Read {
     Text,
     Value(Value),
@@ -370,11 +370,6 @@ impl<'a> Typer<'a> {
             number: OnceCell::new(),
             decimal: OnceCell::new(),
         }
-    }
-
-    /// The text itself, a string: taken by the caller (moved, when it owns the text).
-    fn text_value(&self) -> Read {
-        Read::Text
     }
 
     fn is_null_word(&self) -> bool {
@@ -441,7 +436,7 @@ impl<'a> Typer<'a> {
         let s = match resolved.as_ref() {
             Json::Object(s) => s,
             Json::Bool(false) => return Err(expected("nothing: no value is allowed".into())),
-            _ => return Ok(self.text_value()),
+            _ => return Ok(Read::Text),
         };
         if let Some(values) = enum_values(&resolved) {
             return self.enumerated(values);
@@ -452,12 +447,12 @@ impl<'a> Typer<'a> {
         let explicit = s.contains_key("type");
         let types = types(&resolved);
         if types.is_empty() {
-            return Ok(self.text_value());
+            return Ok(Read::Text);
         }
         if !explicit {
             // Implied by `properties`/`items`: an object or array when the text is one; any other
             // text is valid too (JSON Schema applies those keywords to objects and arrays only).
-            return Ok(self.one(types[0]).unwrap_or_else(|_| self.text_value()));
+            return Ok(self.one(types[0]).unwrap_or(Read::Text));
         }
         if self.is_null_word() && types.contains(&"null") {
             return Ok(Read::Value(Value::Null));
@@ -481,7 +476,7 @@ impl<'a> Typer<'a> {
     /// The text as one type, or a detail of why not (empty when there is nothing to add).
     fn one(&self, t: &str) -> Result<Read, &'static str> {
         match t {
-            "string" => Ok(self.text_value()),
+            "string" => Ok(Read::Text),
             "integer" => self.scalar(&self.integer, integer).map(Read::Value),
             "number" => self.scalar(&self.number, number).map(Read::Value),
             "boolean" => self.scalar(&OnceCell::new(), boolean).map(Read::Value),
@@ -492,7 +487,7 @@ impl<'a> Typer<'a> {
                 Ok(_) => Err(""),
                 Err(_) => Err("neither JSON nor a Python literal"),
             },
-            _ => Ok(self.text_value()),
+            _ => Ok(Read::Text),
         }
     }
 

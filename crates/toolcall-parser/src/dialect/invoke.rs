@@ -743,8 +743,14 @@ impl Invoke {
     /// The name of a parameter tag that really begins the next parameter inside a value: at the
     /// start of a line, named, a name not given yet and, when the tool's schema is known, one it
     /// has. Anything else is text of the value (docs/FORMAT.md §9.1 rule 3).
-    fn next_parameter_tag(&self, call: &Call, param: &Param, tag: &Tag<'_>) -> Option<String> {
-        if !param.value.at_line_start() {
+    fn next_parameter_tag(
+        &self,
+        call: &Call,
+        param: &Param,
+        at_line_start: bool,
+        tag: &Tag<'_>,
+    ) -> Option<String> {
+        if !at_line_start {
             return None;
         }
         let name = Self::name_attribute(tag).filter(|n| !n.is_empty())?;
@@ -816,8 +822,8 @@ impl Invoke {
                 (Kind::InvokeEnd, _) => Some(Close::Invoke),
                 (Kind::BlockClose, _) => Some(Close::Block),
                 (Kind::Parameter, Lexeme::StartTag(tag)) => {
-                    unflushed.flush(&mut param.value.text, inp, abs);
-                    if let Some(name) = self.next_parameter_tag(&call, &param, tag) {
+                    if let Some(name) = self.next_parameter_tag(&call, &param, at_line_start, tag) {
+                        unflushed.flush(&mut param.value.text, inp, abs);
                         let string = self.string_attribute(tag);
                         self.asm.repair(
                             inp.w,
@@ -850,7 +856,7 @@ impl Invoke {
                 // once; anywhere else a close tag waits for what follows.
                 let close = abs..abs + n;
                 self.pos = close.end;
-                if kind != Close::Parameter && param.value.at_line_start() {
+                if kind != Close::Parameter && at_line_start {
                     return self.close_structurally(inp, call, *param, close, kind, out);
                 }
                 let scanned = close.end;

@@ -26,7 +26,9 @@
 
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
 use crate::call::{Encoding, RepairKind};
-use crate::dialect::scan::{Ahead, Finders, Flow, Input, Unflushed, lt_is_text_throughout};
+use crate::dialect::scan::{
+    Ahead, Finders, Flow, Input, Unflushed, at_line_start, lt_is_text_throughout,
+};
 use crate::dialect::{Dialect, Grammar};
 use crate::error::ErrorKind;
 use crate::event::StreamEvent;
@@ -800,8 +802,8 @@ impl Qwen3Coder {
     /// The per-feed fast path: when all that is left of the window is text of an open value
     /// whose every `<` is text too (`scan::lt_is_text_throughout`: not `</`, not at a line's
     /// start, not ending the window), as a streamed token inside a value usually is, appends it
-    /// and reads it all; `false`, having done nothing, when the general path must decide. It does what
-    /// [`value`](Self::value) does with such text, without its scans (the ones it skips resume
+    /// and reads it all; `false`, having done nothing, when the general path must decide. It
+    /// does what [`value`](Self::value) does with such text, without its scans (the ones it skips resume
     /// where they stopped, so each byte is still scanned a bounded number of times); the
     /// chunking properties and the `stream_chunking` fuzz target hold the two to the same
     /// result. Not at the end of the input, and not where a limit could be reached.
@@ -818,7 +820,7 @@ impl Qwen3Coder {
             || asm.call_too_long(&call.core, inp.end())
             || call.core.argument_bytes.saturating_add(rest.len())
                 > asm.opts.limits.max_argument_bytes
-            || !lt_is_text_throughout(rest, param.text.is_empty() || param.text.ends_with('\n'))
+            || !lt_is_text_throughout(rest, at_line_start(&param.text))
         {
             return false;
         }

@@ -68,14 +68,21 @@ impl Unflushed {
     }
 
     /// Whether the value (`text`, then the unflushed bytes up to absolute offset `to`) stands
-    /// at the start of a line: it is empty or ends with a line feed.
+    /// at the start of a line ([`at_line_start`]).
     pub(crate) fn at_line_start(&self, text: &str, inp: Input<'_>, to: usize) -> bool {
         if to > self.from {
             inp.bytes()[to - inp.base - 1] == b'\n'
         } else {
-            text.is_empty() || text.ends_with('\n')
+            at_line_start(text)
         }
     }
+}
+
+/// Whether what follows a raw-text value's `text` stands at the start of one of its lines: the
+/// value is empty or ends with a line feed. Where a parameter tag may begin (docs/FORMAT.md
+/// §9.1 rule 3), in every raw-text grammar and fast path.
+pub(crate) fn at_line_start(text: &str) -> bool {
+    text.is_empty() || text.ends_with('\n')
 }
 
 /// Whether the rest of a window inside a raw-text value (`rest`, all of it text so far as the
@@ -243,7 +250,7 @@ impl RawValue {
 
     /// Whether the next byte stands at the start of a line of the value.
     pub(crate) fn at_line_start(&self) -> bool {
-        self.text.is_empty() || self.text.ends_with('\n')
+        at_line_start(&self.text)
     }
 
     /// Skips the layout newline after the opening tag, once: how many bytes at absolute `pos` it
