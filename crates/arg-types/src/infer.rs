@@ -27,19 +27,22 @@ use crate::Value;
 /// assert_eq!(infer_scalar("./src/main.go"), Value::String("./src/main.go".into()));
 /// ```
 pub fn infer_scalar(text: &str) -> Value {
+    infer_non_string(text).unwrap_or_else(|| Value::String(text.to_owned()))
+}
+
+/// The value [`infer_scalar`] gives `text` when it is not a string; `None` when it is one (so a
+/// caller that owns the text can move it into the string instead of copying it).
+pub(crate) fn infer_non_string(text: &str) -> Option<Value> {
     if text.eq_ignore_ascii_case("true") {
-        return Value::Bool(true);
+        return Some(Value::Bool(true));
     }
     if text.eq_ignore_ascii_case("false") {
-        return Value::Bool(false);
+        return Some(Value::Bool(false));
     }
     if text.eq_ignore_ascii_case("null") {
-        return Value::Null;
+        return Some(Value::Null);
     }
-    match number(text) {
-        Some(n) => n,
-        None => Value::String(text.to_owned()),
-    }
+    number(text)
 }
 
 /// What a numeric text looks like, by its syntax alone.

@@ -2,7 +2,7 @@
 //!
 //! - A leaf element's value text is [`element_value`] (the shared text rule). With a CDATA
 //!   section it is always a [`Value::String`]; otherwise it is inferred by
-//!   [`infer_scalar`] from the trimmed text, and when that gives a string the string is the
+//!   [`infer_scalar`](crate::infer::infer_scalar) from the trimmed text, and when that gives a string the string is the
 //!   text-rule text (the indentation of the first line is kept). An empty element is `""`.
 //! - An element with child elements is a [`Value::Object`] keyed by child name, in order of first
 //!   appearance; a name that occurs several times becomes a [`Value::Array`] of the values in
@@ -12,7 +12,7 @@
 //!   inner markup ([`inner_markup`]), verbatim from the source when it is known.
 //! - Attributes are not arguments and are ignored.
 
-use crate::infer::infer_scalar;
+use crate::infer::infer_non_string;
 use crate::{Map, Value};
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -102,7 +102,8 @@ fn value_from_element_owned(e: Element, source: Option<&str>) -> Value {
 fn members_owned(e: Element, source: Option<&str>) -> Map {
     // Values go straight into the map in order of first appearance; a name seen again turns its
     // entry into an array. A single element never converts to an array, so an array already in
-    // the map can only come from such a repetition.
+    // the map can only come from such a repetition. (Not sized by the children: with one name
+    // repeated, that reserves a member per element, tests/memory.rs `empty-elements`.)
     let mut m = Map::new();
     for n in e.children {
         let Node::Element(mut c) = n else { continue };
@@ -130,10 +131,7 @@ fn leaf_value_owned(mut e: Element) -> Value {
     if has_cdata {
         return Value::String(text);
     }
-    match infer_scalar(trim_xml(&text)) {
-        Value::String(_) => Value::String(text),
-        other => other,
-    }
+    infer_non_string(trim_xml(&text)).unwrap_or(Value::String(text))
 }
 
 /// The value text of a leaf, moved out of its one text node when it has only one.
@@ -158,10 +156,7 @@ fn leaf_value(e: &Element) -> Value {
     if e.has_cdata() {
         return Value::String(text.into_owned());
     }
-    match infer_scalar(trim_xml(&text)) {
-        Value::String(_) => Value::String(text.into_owned()),
-        other => other,
-    }
+    infer_non_string(trim_xml(&text)).unwrap_or_else(|| Value::String(text.into_owned()))
 }
 
 /// Whether `e` has child elements beside non-blank text or CDATA.

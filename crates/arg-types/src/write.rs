@@ -21,7 +21,7 @@
 //! Names must be XML names without a colon; anything else is a [`WriteError`] and nothing is
 //! written.
 
-use crate::infer::infer_scalar;
+use crate::infer::infer_non_string;
 use crate::value::write_float;
 use crate::{Map, Value};
 use std::fmt;
@@ -284,7 +284,7 @@ fn write_scalar(v: &Value, out: &mut String) {
 fn text_round_trips(s: &str) -> bool {
     s.chars().count() <= CDATA_THRESHOLD
         && text_value(s) == s
-        && matches!(infer_scalar(trim_xml(s)), Value::String(_))
+        && infer_non_string(trim_xml(s)).is_none()
 }
 
 /// Characters that neither escaped text nor CDATA can carry as themselves: CR (XML reading turns
