@@ -1430,8 +1430,8 @@ fn every_dialect_keeps_its_arguments_within_the_argument_limit() {
     }
 }
 
-/// The per-feed fast path of the raw-text grammars (`RawValue::plain_tail`: GLM, the invoke
-/// family, Kimi-K3; Qwen3-Coder's own) equals the general path: values of plain text, of `<`
+/// The per-feed fast path of the raw-text grammars (`RawValue::plain_tail`: Qwen3-Coder and
+/// Seed-OSS, GLM, the invoke family, Kimi-K3) equals the general path: values of plain text, of `<`
 /// and `>` inside text (cleared by the fast path or left to the general one), of line ends (CR
 /// LF too) and of a close tag's prefix; the argument limit
 /// and the call limit at every byte around the value's end; every chunking of `parse`, with

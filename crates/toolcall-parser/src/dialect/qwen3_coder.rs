@@ -26,9 +26,7 @@
 
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
 use crate::call::{Encoding, RepairKind};
-use crate::dialect::scan::{
-    Ahead, Finders, Flow, Input, Unflushed, at_line_start, lt_is_text_throughout,
-};
+use crate::dialect::scan::{Finders, Flow, Input, RawValue, Unflushed};
 use crate::dialect::{Dialect, Grammar};
 use crate::error::ErrorKind;
 use crate::event::StreamEvent;
@@ -37,7 +35,6 @@ use crate::names::{is_placeholder, is_valid_name};
 use crate::options::ParseOptions;
 use memchr::memchr;
 use std::ops::Range;
-use std::sync::Arc;
 
 /// The markers that differ between members of the family.
 #[derive(Debug)]
@@ -77,7 +74,10 @@ enum State {
     /// Inside `<function=…>`, between parameters.
     Function { call: Box<Call> },
     /// Inside a parameter's value.
-    Value { call: Box<Call>, param: Box<Param> },
+    Value {
+        call: Box<Call>,
+        param: Box<RawValue>,
+    },
     /// A close tag inside a value: structural or text, as what follows decides.
     Closing(Closing),
     /// After `</function>`: blanks were scanned up to `scanned`; `</tool_call>` ends the block,
@@ -91,7 +91,7 @@ enum State {
 #[derive(Debug)]
 struct Closing {
     call: Box<Call>,
-    param: Box<Param>,
+    param: Box<RawValue>,
     /// The close tag's bytes.
     close: Range<usize>,
     kind: Close,
@@ -116,45 +116,6 @@ struct Call {
     args: Vec<RawArgument>,
 }
 
-/// A parameter being read.
-#[derive(Debug)]
-struct Param {
-    /// Given before in this call: read, then dropped (the first value stands).
-    duplicate: bool,
-    name: Arc<str>,
-    text: String,
-    /// Whether the layout newline after the opening tag was looked for.
-    started: bool,
-    /// Bytes of `text` already delivered as argument deltas.
-    sent: usize,
-    /// The next `</` and the next line-start `<` ahead of the value scan.
-    close: Ahead,
-    line: Ahead,
-}
-
-impl Param {
-    /// Bytes at the end of the text that may still be the layout newline before the close tag.
-    fn held(&self) -> usize {
-        if self.text.ends_with("\r\n") {
-            2
-        } else if self.text.ends_with('\n') || self.text.ends_with('\r') {
-            1
-        } else {
-            0
-        }
-    }
-
-    /// The value: the text less one layout newline at its end.
-    fn into_value(mut self) -> String {
-        if self.text.ends_with("\r\n") {
-            self.text.truncate(self.text.len() - 2);
-        } else if self.text.ends_with('\n') {
-            self.text.pop();
-        }
-        self.text
-    }
-}
-
 /// The Qwen3-Coder grammar.
 #[derive(Debug)]
 pub(crate) struct Qwen3Coder {
@@ -170,8 +131,10 @@ pub(crate) struct Qwen3Coder {
 impl Grammar for Qwen3Coder {
     fn run(&mut self, w: &str, base: usize, is_final: bool, out: &mut Vec<StreamEvent>) -> usize {
         let inp = Input { w, base, is_final };
-        // A streamed token of a value: appended before anything else.
-        if !is_final && self.plain_tail(inp) {
+        // A streamed token of a value: appended before anything else (`RawValue::plain_tail`).
+        if let State::Value { call, param } = &mut self.state
+            && param.plain_tail(&mut self.asm, &mut call.core, inp, &mut self.pos)
+        {
             self.flush_delta(out);
             return self.keep_from();
         }
@@ -581,7 +544,7 @@ impl Qwen3Coder {
         at: usize,
         end: usize,
         out: &mut Vec<StreamEvent>,
-    ) -> Option<Box<Param>> {
+    ) -> Option<Box<RawValue>> {
         // A parameter given again is read (so the call goes on) but dropped: the first value
         // stands, so what was streamed of it stays true (its deltas are not sent).
         let (name, duplicate) = self.asm.open_raw_argument(
@@ -597,73 +560,31 @@ impl Qwen3Coder {
         if duplicate {
             call.core.delta_argument = None;
         }
-        Some(Box::new(Param {
-            duplicate,
-            name,
-            text: String::new(),
-            started: false,
-            sent: 0,
-            close: Ahead::default(),
-            line: Ahead::default(),
-        }))
+        Some(Box::new(RawValue::new(name, true).repeated(duplicate)))
     }
 
     /// Closes `param`: its value is complete.
     fn close_parameter(
         &mut self,
         call: &mut Call,
-        mut param: Box<Param>,
+        mut param: RawValue,
         out: &mut Vec<StreamEvent>,
     ) {
-        self.deliver(call, &mut param, true, out);
+        param.deliver(&self.asm, &mut call.core, true, out);
         call.core.delta_argument = None;
         call.core.argument_ended();
-        if param.duplicate {
+        if param.repeated {
             return;
         }
         let name = call.core.keep_argument(&param.name, Encoding::Raw);
-        let text = param.into_value();
+        let text = param.into_text();
         call.args.push(RawArgument { name, text });
     }
 
-    /// Moves the value's new text to the call's delta, holding back what may still be the
-    /// layout newline before its close tag (unless `closing`, when that newline is dropped).
-    fn deliver(
-        &self,
-        call: &mut Call,
-        param: &mut Param,
-        closing: bool,
-        out: &mut Vec<StreamEvent>,
-    ) {
-        if !self.asm.emit_deltas || param.duplicate {
-            return;
-        }
-        let end = if closing {
-            param.text.len()
-                - usize::from(param.text.ends_with('\n'))
-                - usize::from(param.text.ends_with("\r\n"))
-        } else {
-            param.text.len() - param.held()
-        };
-        if end > param.sent {
-            call.core.delta.push_str(&param.text[param.sent..end]);
-            param.sent = end;
-        }
-        self.asm.push_delta(&mut call.core, &param.name, out);
-    }
-
     fn flush_delta(&mut self, out: &mut Vec<StreamEvent>) {
-        let state = std::mem::take(&mut self.state);
-        self.state = match state {
-            State::Value {
-                mut call,
-                mut param,
-            } => {
-                self.deliver(&mut call, &mut param, false, out);
-                State::Value { call, param }
-            }
-            other => other,
-        };
+        if let State::Value { call, param } = &mut self.state {
+            param.deliver(&self.asm, &mut call.core, false, out);
+        }
     }
 
     /// The name of a parameter tag that really begins the next parameter inside a value: at the
@@ -672,7 +593,7 @@ impl Qwen3Coder {
     fn next_parameter_tag<'t>(
         &self,
         call: &Call,
-        param: &Param,
+        param: &RawValue,
         at_line_start: bool,
         tag: &Tag<'t>,
     ) -> Option<&'t str> {
@@ -694,22 +615,12 @@ impl Qwen3Coder {
         &mut self,
         inp: Input<'_>,
         mut call: Box<Call>,
-        mut param: Box<Param>,
+        mut param: Box<RawValue>,
         out: &mut Vec<StreamEvent>,
     ) -> (State, Flow) {
-        let bytes = inp.bytes();
-        if !param.started {
-            let rel = self.pos - inp.base;
-            match (bytes.get(rel), bytes.get(rel + 1)) {
-                (None, _) if !inp.is_final => return (State::Value { call, param }, Flow::Stop),
-                (Some(b'\r'), None) if !inp.is_final => {
-                    return (State::Value { call, param }, Flow::Stop);
-                }
-                (Some(b'\n'), _) => self.pos += 1,
-                (Some(b'\r'), Some(b'\n')) => self.pos += 2,
-                _ => {}
-            }
-            param.started = true;
+        match param.start(inp, self.pos) {
+            Some(n) => self.pos += n,
+            None => return (State::Value { call, param }, Flow::Stop),
         }
         // The value's text read in this window is copied once, when it must be seen or the
         // window ends (`Unflushed`), not run by run.
@@ -722,7 +633,7 @@ impl Qwen3Coder {
             let rel = self.pos - inp.base;
             let at_line_start = unflushed.at_line_start(&param.text, inp, self.pos);
             // The hot path: text up to the next `<` that can matter, in one piece.
-            let plain = self.plain_text(inp, &mut param, at_line_start);
+            let plain = param.plain_text(inp, self.pos, &self.finders, true, at_line_start);
             let plain = match self
                 .asm
                 .value_run(inp.w, inp.base, &mut call.core, self.pos, plain)
@@ -757,7 +668,7 @@ impl Qwen3Coder {
                             RepairKind::UnclosedParameter,
                             abs,
                         );
-                        self.close_parameter(&mut call, param, out);
+                        self.close_parameter(&mut call, *param, out);
                         self.pos = abs + n;
                         return match self.open_parameter(inp, &mut call, name, abs, abs + n, out) {
                             Some(param) => (State::Value { call, param }, Flow::Again),
@@ -774,7 +685,7 @@ impl Qwen3Coder {
                 // at once; anywhere else a close tag waits for what follows.
                 self.pos = close.end;
                 if kind != Close::Parameter && at_line_start {
-                    return self.close_structurally(inp, call, param, close, kind, out);
+                    return self.close_structurally(inp, call, *param, close, kind, out);
                 }
                 let scanned = close.end;
                 return (
@@ -797,71 +708,6 @@ impl Qwen3Coder {
             }
             self.pos = abs + n;
         }
-    }
-
-    /// The per-feed fast path: when all that is left of the window is text of an open value
-    /// whose every `<` is text too (`scan::lt_is_text_throughout`: not `</`, not at a line's
-    /// start, not ending the window), as a streamed token inside a value usually is, appends it
-    /// and reads it all; `false`, having done nothing, when the general path must decide. It
-    /// does what [`value`](Self::value) does with such text, without its scans (the ones it skips resume
-    /// where they stopped, so each byte is still scanned a bounded number of times); the
-    /// chunking properties and the `stream_chunking` fuzz target hold the two to the same
-    /// result. Not at the end of the input, and not where a limit could be reached.
-    fn plain_tail(&mut self, inp: Input<'_>) -> bool {
-        let Qwen3Coder {
-            state, asm, pos, ..
-        } = self;
-        let State::Value { call, param } = state else {
-            return false;
-        };
-        let rest = inp.from(*pos);
-        if rest.is_empty()
-            || !param.started
-            || asm.call_too_long(&call.core, inp.end())
-            || call.core.argument_bytes.saturating_add(rest.len())
-                > asm.opts.limits.max_argument_bytes
-            || !lt_is_text_throughout(rest, at_line_start(&param.text))
-        {
-            return false;
-        }
-        crate::work::add(rest.len());
-        let counted = asm.count_argument_bytes(inp.w, inp.base, &mut call.core, rest.len(), *pos);
-        debug_assert!(
-            counted,
-            "checked above: the argument stays within its limit"
-        );
-        param.text.push_str(&inp.w[*pos - inp.base..]);
-        *pos = inp.end();
-        true
-    }
-
-    /// How many bytes from `pos` are plain text of the value: everything before the next `<`
-    /// that can matter there, a close tag (`</`) or a `<` at the start of a line (a parameter
-    /// tag), found by `memmem` with the answers kept, so each byte is scanned once. A `<` at the
-    /// end of a window that is not final waits.
-    fn plain_text(&self, inp: Input<'_>, param: &mut Param, at_line_start: bool) -> usize {
-        let bytes = inp.bytes();
-        let rel = self.pos - inp.base;
-        if let Some(&b'<') = bytes.get(rel) {
-            let matters = at_line_start
-                || match bytes.get(rel + 1) {
-                    Some(&b) => b == b'/',
-                    None => !inp.is_final,
-                };
-            return usize::from(!matters);
-        }
-        let close = param.close.next(&self.finders.close, inp, self.pos);
-        let line = param
-            .line
-            .next(&self.finders.line, inp, self.pos)
-            .map(|at| at + 1);
-        let end = match (close, line) {
-            (Some(a), Some(b)) => a.min(b),
-            (Some(a), None) | (None, Some(a)) => a,
-            (None, None) if !inp.is_final && bytes.last() == Some(&b'<') => inp.end() - 1,
-            (None, None) => inp.end(),
-        };
-        end - self.pos
     }
 
     /// A close tag inside a value: structural when the end of the input, or a parameter, the
@@ -924,7 +770,7 @@ impl Qwen3Coder {
         };
         self.lexer.reset();
         if structural {
-            return self.close_structurally(inp, call, param, close, kind, out);
+            return self.close_structurally(inp, call, *param, close, kind, out);
         }
         // Text of the value after all: the close tag, as written.
         self.asm.repair(
@@ -953,7 +799,7 @@ impl Qwen3Coder {
         &mut self,
         inp: Input<'_>,
         mut call: Box<Call>,
-        param: Box<Param>,
+        param: RawValue,
         close: Range<usize>,
         kind: Close,
         out: &mut Vec<StreamEvent>,

@@ -94,13 +94,41 @@ pub(crate) fn at_line_start(text: &str) -> bool {
 /// as text one byte at a time; a `<` this does not clear sends the window to the general path,
 /// which decides. Conservative for every dialect, so one rule serves all.
 pub(crate) fn lt_is_text_throughout(rest: &[u8], line_start_before: bool) -> bool {
-    memchr::memchr_iter(b'<', rest).all(|i| {
+    let clear = |i: usize| {
         let line_start = match i.checked_sub(1) {
             Some(j) => rest[j] == b'\n',
             None => line_start_before,
         };
         !line_start && rest.get(i + 1).is_some_and(|&b| b != b'/' && b != b'|')
-    })
+    };
+    if rest.len() > SHORT_WINDOW {
+        return memchr::memchr_iter(b'<', rest).all(clear);
+    }
+    // A streamed token: eight bytes at a time, each `<` found exactly (no `memchr` set-up).
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    let (words, tail) = rest.as_chunks::<8>();
+    for (k, &word) in words.iter().enumerate() {
+        let mut lts = zero_bytes(u64::from_le_bytes(word) ^ (ONES * u64::from(b'<')));
+        while lts != 0 {
+            if !clear(8 * k + (lts.trailing_zeros() / 8) as usize) {
+                return false;
+            }
+            lts &= lts - 1;
+        }
+    }
+    let at = rest.len() - tail.len();
+    (tail.iter().enumerate()).all(|(k, &b)| b != b'<' || clear(at + k))
+}
+
+/// Windows up to this many bytes (a streamed token) are scanned a word at a time in
+/// [`lt_is_text_throughout`]: `memchr` costs more to set up than the scan.
+const SHORT_WINDOW: usize = 32;
+
+/// The high bit of each byte of `v` that is zero, and no other bit: exact, unlike the shorter
+/// `(v - ONES) & !v & HIGHS`, whose bits above a zero byte may be false.
+fn zero_bytes(v: u64) -> u64 {
+    const LOWS: u64 = u64::from_le_bytes([0x7f; 8]);
+    !(((v & LOWS) + LOWS) | v | LOWS)
 }
 
 /// What a handler tells the dispatcher: go on with the next state, or stop for more input.
@@ -306,6 +334,7 @@ impl RawValue {
 
     /// Moves the value's new text to the call's delta, holding back what may still be the
     /// layout newline before its close tag (unless `closing`, when that newline is dropped).
+    #[inline]
     pub(crate) fn deliver(
         &mut self,
         asm: &Assembler,
@@ -328,8 +357,8 @@ impl RawValue {
         asm.push_delta(core, &self.name, out);
     }
 
-    /// The per-feed fast path of the grammars built on this value (GLM, the invoke family,
-    /// Kimi-K3), as `Qwen3Coder::plain_tail` is Qwen3-Coder's: when all that is left of a window
+    /// The per-feed fast path of the grammars built on this value (all the raw-text ones:
+    /// Qwen3-Coder and Seed-OSS, GLM, the invoke family, Kimi-K3): when all that is left of a window
     /// that is not final is text whose every `<` is text too ([`lt_is_text_throughout`]: no
     /// markup of these dialects can begin there), as a streamed token inside a value usually
     /// is, it is the value's, appended at once and `*pos` moved past it. `false`, having done
@@ -337,6 +366,7 @@ impl RawValue {
     /// newline after the opening tag not looked for yet, a limit that could be met in it. The
     /// chunking properties hold the two paths to the same result
     /// (`raw_value_fast_path_equals_the_general_path`).
+    #[inline]
     pub(crate) fn plain_tail(
         &mut self,
         asm: &mut Assembler,
@@ -408,6 +438,31 @@ impl RawValue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The word-at-a-time scan of short windows answers as the rule read byte by byte does,
+        /// at every length around the words and the short-window bound.
+        #[test]
+        fn lt_is_text_throughout_follows_the_rule(
+            rest in proptest::collection::vec(proptest::sample::select(b"a<</|\n".to_vec()), 0..48),
+            line_start_before: bool,
+        ) {
+            let expected = rest.iter().enumerate().all(|(i, &b)| {
+                let line_start = if i == 0 { line_start_before } else { rest[i - 1] == b'\n' };
+                b != b'<'
+                    || (!line_start && rest.get(i + 1).is_some_and(|&n| n != b'/' && n != b'|'))
+            });
+            proptest::prop_assert_eq!(lt_is_text_throughout(&rest, line_start_before), expected);
+        }
+
+        #[test]
+        fn zero_bytes_marks_exactly_the_zero_bytes(word: [u8; 8]) {
+            let marks = zero_bytes(u64::from_le_bytes(word)).to_le_bytes();
+            for (b, m) in word.iter().zip(marks) {
+                proptest::prop_assert_eq!(m, if *b == 0 { 0x80 } else { 0 });
+            }
+        }
+    }
 
     #[test]
     fn the_longest_literal_wins_and_a_prefix_waits() {
