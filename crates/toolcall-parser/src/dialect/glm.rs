@@ -23,7 +23,9 @@
 
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
 use crate::call::{Encoding, RepairKind};
-use crate::dialect::scan::{Finders, Flow, Input, RawValue, Unflushed, is_blank, non_blank};
+use crate::dialect::scan::{
+    Finders, Flow, Input, Peek, RawValue, Unflushed, is_blank, non_blank, peek_markup,
+};
 use crate::dialect::{Dialect, Grammar};
 use crate::error::ErrorKind;
 use crate::event::StreamEvent;
@@ -665,16 +667,12 @@ impl Glm {
             None => return wait(call, value, inp.end()),
             Some(at) if inp.from(at)[0] != b'<' => false,
             Some(at) => {
-                let mut peek = self.lexer.clone();
                 // Tags inside a call are read as if more input followed (docs/FORMAT.md §7): a
                 // tag cut by the end of the input leaves the close tag standing.
-                match peek.next_raw(inp.w, at - inp.base, inp.base, false) {
-                    None if inp.is_final => true,
-                    None => {
-                        self.lexer = peek;
-                        return wait(call, value, at);
-                    }
-                    Some((lexeme, _)) => {
+                match peek_markup(&mut self.lexer, inp, at) {
+                    Peek::End => true,
+                    Peek::Wait => return wait(call, value, at),
+                    Peek::Lexeme(lexeme) => {
                         starts(&lexeme, BLOCK)
                             || (kind == Close::Value
                                 && (starts(&lexeme, KEY)
@@ -688,22 +686,9 @@ impl Glm {
         if structural {
             return self.close_structurally(inp, call, value, close, kind, out);
         }
-        self.asm.repair(
-            inp.w,
-            inp.base,
-            &mut call.core,
-            RepairKind::CloseTagAsText,
-            close.start,
-        );
-        if !self
-            .asm
-            .count_argument_bytes(inp.w, inp.base, &mut call.core, close.len(), close.start)
-        {
+        if !value.keep_close_tag(&mut self.asm, &mut call.core, inp, close.clone()) {
             return (State::Skip { call }, Flow::Again);
         }
-        value
-            .text
-            .push_str(&inp.w[close.start - inp.base..close.end - inp.base]);
         self.pos = close.end;
         (State::Value { call, value }, Flow::Again)
     }

@@ -27,7 +27,7 @@
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
 use crate::call::{Encoding, RepairKind};
 use crate::dialect::scan::{
-    Finders, Flow, Input, Literal, RawValue, Unflushed, literal_at, non_blank,
+    Finders, Flow, Input, Literal, Peek, RawValue, Unflushed, literal_at, non_blank, peek_markup,
 };
 use crate::dialect::{Dialect, Grammar};
 use crate::error::ErrorKind;
@@ -916,22 +916,16 @@ impl Invoke {
                 Literal::NeedMore if inp.is_final => true,
                 Literal::NeedMore => return wait(call, param, at),
                 Literal::No if inp.from(at)[0] != b'<' => false,
-                Literal::No => {
-                    let mut peek = self.lexer.clone();
-                    match peek.next_raw(inp.w, at - inp.base, inp.base, false) {
-                        None if inp.is_final => true,
-                        None => {
-                            self.lexer = peek;
-                            return wait(call, param, at);
-                        }
-                        Some((lexeme, _)) => matches!(
-                            (self.kind(&lexeme), kind),
-                            (Kind::BlockOpen(_) | Kind::Invoke, _)
-                                | (Kind::Parameter | Kind::InvokeEnd, Close::Parameter)
-                                | (Kind::BlockClose, Close::Parameter | Close::Invoke)
-                        ),
-                    }
-                }
+                Literal::No => match peek_markup(&mut self.lexer, inp, at) {
+                    Peek::End => true,
+                    Peek::Wait => return wait(call, param, at),
+                    Peek::Lexeme(lexeme) => matches!(
+                        (self.kind(&lexeme), kind),
+                        (Kind::BlockOpen(_) | Kind::Invoke, _)
+                            | (Kind::Parameter | Kind::InvokeEnd, Close::Parameter)
+                            | (Kind::BlockClose, Close::Parameter | Close::Invoke)
+                    ),
+                },
             },
         };
         self.lexer.reset();
@@ -939,23 +933,12 @@ impl Invoke {
             return self.close_structurally(inp, call, *param, close, kind, out);
         }
         // Text of the value after all: the close tag, as written.
-        self.asm.repair(
-            inp.w,
-            inp.base,
-            &mut call.core,
-            RepairKind::CloseTagAsText,
-            close.start,
-        );
-        if !self
-            .asm
-            .count_argument_bytes(inp.w, inp.base, &mut call.core, close.len(), close.start)
+        if !param
+            .value
+            .keep_close_tag(&mut self.asm, &mut call.core, inp, close.clone())
         {
             return (State::Skip { call }, Flow::Again);
         }
-        param
-            .value
-            .text
-            .push_str(&inp.w[close.start - inp.base..close.end - inp.base]);
         self.pos = close.end;
         (State::Value { call, param }, Flow::Again)
     }

@@ -638,23 +638,12 @@ impl KimiK3 {
         if structural {
             return self.close_structurally(inp, call, param, close, kind, out);
         }
-        self.asm.repair(
-            inp.w,
-            inp.base,
-            &mut call.core,
-            RepairKind::CloseTagAsText,
-            close.start,
-        );
-        if !self
-            .asm
-            .count_argument_bytes(inp.w, inp.base, &mut call.core, close.len(), close.start)
+        if !param
+            .value
+            .keep_close_tag(&mut self.asm, &mut call.core, inp, close.clone())
         {
             return (State::Skip { call }, Flow::Again);
         }
-        param
-            .value
-            .text
-            .push_str(&inp.w[close.start - inp.base..close.end - inp.base]);
         self.pos = close.end;
         (State::Value { call, param }, Flow::Again)
     }

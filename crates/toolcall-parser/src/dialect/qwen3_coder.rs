@@ -26,7 +26,9 @@
 
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
 use crate::call::{Encoding, RepairKind};
-use crate::dialect::scan::{Finders, Flow, Input, RawValue, Unflushed};
+use crate::dialect::scan::{
+    Finders, Flow, Input, Peek, RawValue, Unflushed, is_blank, non_blank, peek_markup,
+};
 use crate::dialect::{Dialect, Grammar};
 use crate::error::ErrorKind;
 use crate::event::StreamEvent;
@@ -720,13 +722,6 @@ impl Qwen3Coder {
             kind,
             scanned,
         } = c;
-        let bytes = inp.bytes();
-        // A window may end before what an earlier, longer one scanned (`auto` cuts windows).
-        let rel = (scanned - inp.base).min(bytes.len());
-        let next = bytes[rel..]
-            .iter()
-            .position(|b| !is_blank(*b))
-            .map(|i| rel + i);
         let wait = |call, param, scanned| {
             (
                 State::Closing(Closing {
@@ -739,56 +734,35 @@ impl Qwen3Coder {
                 Flow::Stop,
             )
         };
-        let structural = match next {
+        let structural = match non_blank(inp, scanned) {
             None if inp.is_final => true,
             None => return wait(call, param, inp.end()),
-            Some(at) if bytes[at] != b'<' => false,
-            Some(at) => {
-                let mut peek = self.lexer.clone();
-                // Read as if more input followed: a tag cut by the end of the input after the
-                // close tag leaves the close tag standing (the call is cut there).
-                match peek.next_raw(inp.w, at, inp.base, false) {
-                    None if inp.is_final => true,
-                    None => {
-                        self.lexer = peek;
-                        return wait(call, param, inp.base + at);
-                    }
-                    Some((Lexeme::StartTag(tag), _)) => {
-                        self.begins_call(&tag)
-                            || (kind == Close::Parameter
-                                && tag.name == PARAMETER
-                                && tag.value.is_some())
-                    }
-                    Some((Lexeme::EndTag(name), _)) => match kind {
-                        Close::Parameter => name == FUNCTION || name == self.markers.block,
-                        Close::Function => name == self.markers.block,
-                        Close::Block => false,
-                    },
-                    Some(_) => false,
+            Some(at) if inp.from(at)[0] != b'<' => false,
+            Some(at) => match peek_markup(&mut self.lexer, inp, at) {
+                Peek::End => true,
+                Peek::Wait => return wait(call, param, at),
+                Peek::Lexeme(Lexeme::StartTag(tag)) => {
+                    self.begins_call(&tag)
+                        || (kind == Close::Parameter
+                            && tag.name == PARAMETER
+                            && tag.value.is_some())
                 }
-            }
+                Peek::Lexeme(Lexeme::EndTag(name)) => match kind {
+                    Close::Parameter => name == FUNCTION || name == self.markers.block,
+                    Close::Function => name == self.markers.block,
+                    Close::Block => false,
+                },
+                Peek::Lexeme(_) => false,
+            },
         };
         self.lexer.reset();
         if structural {
             return self.close_structurally(inp, call, *param, close, kind, out);
         }
         // Text of the value after all: the close tag, as written.
-        self.asm.repair(
-            inp.w,
-            inp.base,
-            &mut call.core,
-            RepairKind::CloseTagAsText,
-            close.start,
-        );
-        if !self
-            .asm
-            .count_argument_bytes(inp.w, inp.base, &mut call.core, close.len(), close.start)
-        {
+        if !param.keep_close_tag(&mut self.asm, &mut call.core, inp, close.clone()) {
             return (State::Skip { call }, Flow::Again);
         }
-        param
-            .text
-            .push_str(&inp.w[close.start - inp.base..close.end - inp.base]);
         self.pos = close.end;
         (State::Value { call, param }, Flow::Again)
     }
@@ -1029,8 +1003,4 @@ fn probe(s: &[u8], markers: &[&str], is_final: bool) -> Probe {
     } else {
         Probe::No
     }
-}
-
-fn is_blank(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }

@@ -5,8 +5,11 @@
 //! Each piece is small and has no opinion on any format; the grammars decide what the bytes mean.
 
 use crate::assemble::{Assembler, CallCore};
+use crate::call::RepairKind;
 use crate::event::StreamEvent;
+use crate::lexer::{Lexeme, Lexer};
 use memchr::memmem;
+use std::ops::Range;
 use std::sync::Arc;
 
 /// The window being read: text, its absolute offset, and whether it ends the input.
@@ -227,11 +230,38 @@ pub(crate) fn is_blank(b: u8) -> bool {
 }
 
 /// The absolute offset of the first non-blank byte at or after `from`, if the window has one.
+/// A window may end before `from` (one cut shorter than an earlier one, as `auto` cuts them):
+/// it has none then.
 pub(crate) fn non_blank(inp: Input<'_>, from: usize) -> Option<usize> {
+    let from = from.min(inp.end());
     inp.from(from)
         .iter()
         .position(|b| !is_blank(*b))
         .map(|i| from + i)
+}
+
+/// The lexeme at absolute offset `at` after a close tag met inside a value, which decides
+/// whether that close tag is structural (docs/FORMAT.md §9.1 rule 2).
+pub(crate) enum Peek<'w> {
+    /// The input ends inside it: the close tag before it stands (the call is cut there).
+    End,
+    /// The window ends inside it: wait for more (the lexer keeps its progress).
+    Wait,
+    Lexeme(Lexeme<'w>),
+}
+
+/// Reads the lexeme at absolute `at` (a `<` after a close tag inside a value) as if more input
+/// followed (docs/FORMAT.md §7), without moving `lexer` past it.
+pub(crate) fn peek_markup<'w>(lexer: &mut Lexer, inp: Input<'w>, at: usize) -> Peek<'w> {
+    let mut peek = lexer.clone();
+    match peek.next_raw(inp.w, at - inp.base, inp.base, false) {
+        None if inp.is_final => Peek::End,
+        None => {
+            *lexer = peek;
+            Peek::Wait
+        }
+        Some((lexeme, _)) => Peek::Lexeme(lexeme),
+    }
 }
 
 /// A value being read as raw text.
@@ -355,6 +385,31 @@ impl RawValue {
             self.sent = end;
         }
         asm.push_delta(core, &self.name, out);
+    }
+
+    /// A close tag at `close` inside the value that is text after all (docs/FORMAT.md §9.1 rule
+    /// 2): kept as written, with its repair. `false` when it takes the argument past its limit
+    /// (the call then has that error).
+    pub(crate) fn keep_close_tag(
+        &mut self,
+        asm: &mut Assembler,
+        core: &mut CallCore,
+        inp: Input<'_>,
+        close: Range<usize>,
+    ) -> bool {
+        asm.repair(
+            inp.w,
+            inp.base,
+            core,
+            RepairKind::CloseTagAsText,
+            close.start,
+        );
+        if !asm.count_argument_bytes(inp.w, inp.base, core, close.len(), close.start) {
+            return false;
+        }
+        self.text
+            .push_str(&inp.w[close.start - inp.base..close.end - inp.base]);
+        true
     }
 
     /// The per-feed fast path of the grammars built on this value (all the raw-text ones:
