@@ -206,6 +206,49 @@ const CASES: &[Case] = &[
         options: || ParseOptions::new().with_dialect(Dialect::MinimaxM2),
         ..CASE
     },
+    // Streamed, a raw-text call's source stays buffered while it is open (for its snippet and
+    // its positions) beside its value, each grown by doubling: at most 4x, within the bound of
+    // streamed `<tool>` values.
+    Case {
+        name: "qwen3-coder-value-streamed",
+        make: |n| {
+            format!(
+                "<tool_call>\n<function=w>\n<parameter=c>\n{}</parameter>\n</function>\n</tool_call>",
+                RAW_CODE.repeat((n << 10) / RAW_CODE.len())
+            )
+        },
+        mode: Mode::Chunks(16),
+        max_ratio: 6.0,
+        options: || ParseOptions::new().with_dialect(Dialect::Qwen3Coder),
+        ..CASE
+    },
+    Case {
+        name: "glm-value-streamed",
+        make: |n| {
+            format!(
+                "<tool_call>w\n<arg_key>c</arg_key>\n<arg_value>{}</arg_value>\n</tool_call>",
+                RAW_CODE.repeat((n << 10) / RAW_CODE.len())
+            )
+        },
+        mode: Mode::Chunks(16),
+        max_ratio: 6.0,
+        options: || ParseOptions::new().with_dialect(Dialect::Glm),
+        ..CASE
+    },
+    Case {
+        name: "minimax-m2-value-streamed",
+        make: |n| {
+            format!(
+                "<minimax:tool_call>\n<invoke name=\"w\">\n<parameter name=\"c\">{}</parameter>\n\
+                 </invoke>\n</minimax:tool_call>",
+                RAW_CODE.repeat((n << 10) / RAW_CODE.len())
+            )
+        },
+        mode: Mode::Chunks(16),
+        max_ratio: 6.0,
+        options: || ParseOptions::new().with_dialect(Dialect::MinimaxM2),
+        ..CASE
+    },
 ];
 
 /// A line of code for the raw-text value cases: a `<` at the start of a line and a close tag
