@@ -143,6 +143,35 @@ fn rule_5_names_are_checked_and_placeholders_are_prose() {
     assert!(r.calls().is_empty());
     assert_eq!(r.errors()[0].kind, ErrorKind::InvalidToolName);
     assert!(r.errors()[0].feedback().contains("<function=NAME>"));
+    // A function tag that never closes (vLLM's regression case): the call the block opened is
+    // an error at the tag, never prose; the block is skipped to its close and the next call read.
+    for unclosed in [
+        "<tool_call>\n<function=get_current_weather\n<parameter=city>\nDallas\n</parameter>\n</function>\n</tool_call>",
+        "<tool_call>\n<function=bad_func_no_gt\n</function>\n</tool_call>",
+    ] {
+        let r = qwen(&format!(
+            "{unclosed}\n<tool_call>\n<function=g>\n</function>\n</tool_call>"
+        ));
+        let [e] = r.errors()[..] else {
+            panic!("one error: {:?}", r.errors())
+        };
+        assert_eq!(
+            (e.kind, e.line, e.column),
+            (ErrorKind::InvalidToolName, 2, 1)
+        );
+        assert!(e.message.contains("not closed"), "{}", e.message);
+        assert_eq!(
+            r.calls()
+                .iter()
+                .map(|c| c.tool_name.as_str())
+                .collect::<Vec<_>>(),
+            ["g"]
+        );
+        assert_eq!(r.prose(), "\n");
+    }
+    // Without a block opener, such text stays prose (nothing says a call was meant).
+    let text = "Write <function=get_current_weather\n<parameter=city> like this.";
+    assert_eq!(qwen(text).prose(), text);
     let r = qwen(
         "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n<parameter=a>\n2\n</parameter>\n</function>\n</tool_call>",
     );

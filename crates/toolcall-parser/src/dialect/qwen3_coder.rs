@@ -61,6 +61,8 @@ pub(crate) const SEED_OSS: Markers = Markers {
 
 const FUNCTION: &str = "function";
 const PARAMETER: &str = "parameter";
+/// How a function tag begins.
+const FUNCTION_TAG: &str = "<function=";
 const FUNCTION_PROBE: &str = "<function=";
 
 /// The grammar's state; each variant holds what it needs.
@@ -316,18 +318,40 @@ impl Qwen3Coder {
         let Some((lexeme, n)) = self.lexer.next_raw(inp.w, rel, inp.base, inp.is_final) else {
             return (State::Opened { at, end }, Flow::Stop);
         };
-        let Lexeme::StartTag(Tag {
-            name: FUNCTION,
-            value: Some(name),
-            ..
-        }) = lexeme
-        else {
-            return not_a_call(self);
+        let abs = inp.base + rel;
+        let name = match lexeme {
+            Lexeme::StartTag(Tag {
+                name: FUNCTION,
+                value: Some(name),
+                ..
+            }) => name,
+            // `<function=NAME` that never closes (no `>` before the next `<`, or a tag too
+            // long): the call the block opened is an error, never prose (docs/FORMAT.md §9.1
+            // rule 5).
+            Lexeme::LiteralLt
+                if inp.from(abs).starts_with(FUNCTION_TAG.as_bytes())
+                    && self.asm.may_begin_call(inp.w, inp.base, at, out) =>
+            {
+                let mut call = self.new_call(at, abs + FUNCTION_TAG.len(), true);
+                self.pos = abs + FUNCTION_TAG.len();
+                self.asm.begin_call(inp.w, inp.base, &call.core, out);
+                let msg =
+                    "the function tag is not closed: `<function=NAME>` needs its `>`".to_owned();
+                self.asm.error(
+                    inp.w,
+                    inp.base,
+                    &mut call.core,
+                    ErrorKind::InvalidToolName,
+                    msg,
+                    abs,
+                );
+                return (State::Skip { call }, Flow::Again);
+            }
+            _ => return not_a_call(self),
         };
         if is_placeholder(name) || !self.asm.may_begin_call(inp.w, inp.base, at, out) {
             return not_a_call(self);
         }
-        let abs = inp.base + rel;
         let mut call = self.new_call(at, abs + n, true);
         self.pos = abs + n;
         self.asm.begin_call(inp.w, inp.base, &call.core, out);
