@@ -597,6 +597,24 @@ fn invoke_rule_1_a_block_holds_invokes_each_a_call() {
         assert!(r.calls().is_empty() && r.errors().is_empty(), "{text}");
         assert_eq!(r.prose(), text);
     }
+    // An invoke tag that is not one (never closed, a name unquoted) after a block opener: the
+    // call the block opened is an error at it, never prose; the block is skipped to its close.
+    for d in INVOKE_DIALECTS {
+        let call = invoke_call(d, "Paris");
+        for broken in [
+            call.replacen("name=\"f\">", "name=\"f\"", 1),
+            call.replacen("name=\"f\"", "name=f", 1),
+        ] {
+            let r = parse(&format!("Before.\n{broken}\nAfter."), &opts(d));
+            let [e] = r.errors()[..] else {
+                panic!("{d}: one error: {:?}", r.errors())
+            };
+            assert_eq!(e.kind, ErrorKind::InvalidToolName, "{d}: {broken}");
+            assert!(e.message.contains("not well formed"), "{d}: {}", e.message);
+            assert!(r.calls().is_empty(), "{d}");
+            assert_eq!(r.prose(), "Before.\n\nAfter.", "{d}: {broken}");
+        }
+    }
     // Names are checked, in each dialect's own feedback.
     let r = parse(
         "<function_calls>\n<invoke name=\"rm -rf\">\n</invoke>\n</function_calls>",

@@ -27,7 +27,8 @@
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
 use crate::call::{Encoding, RepairKind};
 use crate::dialect::scan::{
-    Finders, Flow, Input, Literal, Peek, RawValue, Unflushed, literal_at, non_blank, peek_markup,
+    Finders, Flow, Input, Literal, Peek, RawValue, Unflushed, is_blank, literal_at, non_blank,
+    peek_markup,
 };
 use crate::dialect::{Dialect, Grammar};
 use crate::error::ErrorKind;
@@ -296,6 +297,15 @@ impl Invoke {
 
     // ----- what a tag is ----------------------------------------------------------------------
 
+    /// Whether `rest` begins the dialect's invoke tag (`<invoke` and a blank), whether or not a
+    /// well-formed tag follows.
+    fn begins_invoke_tag(&self, rest: &[u8]) -> bool {
+        let invoke = self.markers.invoke.as_bytes();
+        rest.first() == Some(&b'<')
+            && rest[1..].starts_with(invoke)
+            && rest.get(1 + invoke.len()).is_some_and(|&b| is_blank(b))
+    }
+
     fn kind(&self, lexeme: &Lexeme<'_>) -> Kind {
         let m = self.markers;
         match lexeme {
@@ -446,6 +456,29 @@ impl Invoke {
             return wait;
         };
         let Lexeme::StartTag(tag) = &lexeme else {
+            // `<invoke name="f"` that never closes, `<invoke name=f>`: the call the block
+            // opened is an error at the tag, never prose (docs/FORMAT.md §9.5 rule 1).
+            if matches!(lexeme, Lexeme::LiteralLt)
+                && self.begins_invoke_tag(inp.from(tag_at))
+                && self.asm.may_begin_call(inp.w, inp.base, at, out)
+            {
+                let mut call = self.new_call(at, tag_at + 1, block);
+                self.pos = tag_at + 1;
+                self.asm.begin_call(inp.w, inp.base, &call.core, out);
+                let msg = format!(
+                    "the <{0}> tag is not well formed: write <{0} name=\"NAME\">",
+                    self.markers.invoke
+                );
+                self.asm.error(
+                    inp.w,
+                    inp.base,
+                    &mut call.core,
+                    ErrorKind::InvalidToolName,
+                    msg,
+                    tag_at,
+                );
+                return (State::Skip { call }, Flow::Again);
+            }
             return not_a_call(self);
         };
         if self.kind(&lexeme) != Kind::Invoke {
