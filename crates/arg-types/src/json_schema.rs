@@ -401,6 +401,32 @@ pub fn required(s: &Json) -> Vec<&str> {
         .unwrap_or_default()
 }
 
+/// Whether a value of the JSON Schema type `ty` (a [`value_type`] name) may stand where `s` is
+/// the schema, by type alone: one of `s`'s types ([`types_with_values`]; an `integer` is a
+/// `number` too) or, for a schema of alternatives, one of any branch's. A schema that names no
+/// type (nor values, nor alternatives) takes any; so does one nested past 32 levels of
+/// alternatives (never an error).
+///
+/// ```
+/// use arg_types::json_schema::accepts;
+/// use serde_json::json;
+/// assert!(accepts(&json!({"type": "number"}), "integer"));
+/// assert!(!accepts(&json!({"type": "integer"}), "string"));
+/// assert!(accepts(&json!({"anyOf": [{"type": "object"}, {"type": "null"}]}), "null"));
+/// assert!(!accepts(&json!({"anyOf": [{"type": "object"}, {"type": "null"}]}), "string"));
+/// assert!(accepts(&json!({"description": "anything"}), "array"));
+/// ```
+pub fn accepts(s: &Json, ty: &str) -> bool {
+    fn at(s: &Json, ty: &str, depth: usize) -> bool {
+        if let Some(branches) = alternatives(s) {
+            return depth >= 32 || branches.iter().any(|b| at(b, ty, depth + 1));
+        }
+        let types = types_with_values(s);
+        types.is_empty() || types.contains(&ty) || (ty == "integer" && types.contains(&"number"))
+    }
+    at(s, ty, 0)
+}
+
 /// The `anyOf` alternatives of a schema, else its `oneOf` ones; `None` when it has neither
 /// list. An empty list is returned as it is (no value fits it).
 ///

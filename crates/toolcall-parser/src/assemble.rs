@@ -761,6 +761,19 @@ impl Assembler {
         }
     }
 
+    /// Whether a value of the JSON Schema type `ty` that the dialect declares for argument `name`
+    /// may stand: the tool's schema lets that property be one
+    /// ([`arg_types::json_schema::accepts`]), or has no such property (or there is no schema).
+    /// Where it may not, the schema types the text, as in every raw-text dialect (DSML's
+    /// `string`, Kimi-K3's `type`: docs/FORMAT.md §9.5 rule 6, §9.6 rule 5).
+    pub(crate) fn declared_fits(&self, core: &CallCore, name: &str, ty: &str) -> bool {
+        let property = (self.opts.schemas.as_ref())
+            .zip(core.tool_name.as_deref())
+            .and_then(|(schemas, tool)| schemas.get(tool))
+            .and_then(|schema| schema.get("properties")?.get(name));
+        property.is_none_or(|p| arg_types::json_schema::accepts(p, ty))
+    }
+
     /// Pushes the text decoded since the last delta, if any, as an event of argument `name`.
     pub(crate) fn push_delta(&self, core: &mut CallCore, name: &str, out: &mut Vec<StreamEvent>) {
         if core.delta.is_empty() {

@@ -745,7 +745,7 @@ fn invoke_rule_6_values_are_typed_by_the_schema_or_by_deepseeks_string_attribute
     let r = parse(text, &typed);
     assert_eq!(r.calls()[0].arguments["count"].as_i64(), Some(7));
     assert_eq!(r.calls()[0].arguments["verbose"].as_bool(), Some(true));
-    // DSML: string="false" is JSON, string="true" a string whatever the schema says.
+    // DSML: string="false" is JSON, string="true" a string, where the schema lets them be.
     let text = "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"calc\">\n\
                 <｜DSML｜parameter name=\"count\" string=\"true\">7</｜DSML｜parameter>\n\
                 <｜DSML｜parameter name=\"tags\" string=\"false\">[\"a\", 1]</｜DSML｜parameter>\n\
@@ -758,14 +758,28 @@ fn invoke_rule_6_values_are_typed_by_the_schema_or_by_deepseeks_string_attribute
         serde_json::to_value(toolcall_parser::Value::Object(args.clone())).expect("arguments"),
         serde_json::json!({"count": "7", "tags": ["a", 1], "n": "not json", "verbose": "true"})
     );
+    // Where the schema does not let the declared type stand, it types the text (vLLM's reading
+    // too): a declared string `7` for an integer is 7, declared JSON `["a", 1]` for a string is
+    // the text; a string allowed by an `anyOf` stands; no attribute, the schema.
     let typed = opts(Dialect::DeepseekDsml).with_schemas(schemas(
         "calc",
-        serde_json::json!({"count": {"type": "integer"}, "verbose": {"type": "boolean"}}),
+        serde_json::json!({"count": {"type": "integer"}, "verbose": {"type": "boolean"},
+            "tags": {"type": "string"}, "n": {"anyOf": [{"type": "string"}, {"type": "null"}]}}),
     ));
     let r = parse(text, &typed);
     let args = &r.calls()[0].arguments;
-    assert_eq!(args["count"].as_str(), Some("7"));
-    assert_eq!(args["verbose"].as_bool(), Some(true));
+    assert_eq!(
+        serde_json::to_value(toolcall_parser::Value::Object(args.clone())).expect("arguments"),
+        serde_json::json!({"count": 7, "tags": "[\"a\", 1]", "n": "not json", "verbose": true})
+    );
+    let null = "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"calc\">\n\
+                <｜DSML｜parameter name=\"tags\" string=\"false\">null</｜DSML｜parameter>\n\
+                <｜DSML｜parameter name=\"n\" string=\"false\">null</｜DSML｜parameter>\n\
+                </｜DSML｜invoke>\n</｜DSML｜function_calls>";
+    let r = parse(null, &typed);
+    let args = &r.calls()[0].arguments;
+    assert_eq!(args["tags"].as_str(), Some("null"));
+    assert!(args["n"].is_null());
 }
 
 #[test]
@@ -914,13 +928,19 @@ fn kimi_rule_5_the_type_attribute_types_values_else_the_schema() {
         serde_json::json!({"n": 42, "s": "42", "b": true, "o": {"k": [1]}, "z": null,
             "bad": "many", "u": "7"})
     );
+    // Where the schema does not let the declared type stand, it types the text: a declared
+    // string for an integer property, a declared integer for a string one.
     let typed = opts(Dialect::KimiK3).with_schemas(schemas(
         "f",
-        serde_json::json!({"s": {"type": "integer"}, "u": {"type": "integer"}}),
+        serde_json::json!({"s": {"type": "integer"}, "u": {"type": "integer"},
+            "n": {"type": "string"}, "b": {"type": ["boolean", "null"]}}),
     ));
     let r = parse(text, &typed);
-    assert_eq!(r.calls()[0].arguments["s"].as_str(), Some("42"));
-    assert_eq!(r.calls()[0].arguments["u"].as_i64(), Some(7));
+    let args = &r.calls()[0].arguments;
+    assert_eq!(args["s"].as_i64(), Some(42));
+    assert_eq!(args["u"].as_i64(), Some(7));
+    assert_eq!(args["n"].as_str(), Some("42"));
+    assert_eq!(args["b"].as_bool(), Some(true));
 }
 
 #[test]

@@ -396,24 +396,30 @@ fn a_name_given_twice_keeps_its_first_value_and_its_deltas_stay_true() {
     }
 }
 
-/// The dialect's declaration stands over the schema's, streamed as one-shot: DSML's
-/// `string="true"` and Kimi-K3's `type="string"` stream a string even where the schema says
-/// integer; a declared integer whose text does not fit is typed by the schema, as one-shot.
+/// A dialect's declared type stands where the tool's schema lets it, and elsewhere the schema
+/// types the text, streamed as one-shot (docs/FORMAT.md §9.5 rule 6, §9.6 rule 5): DSML's
+/// `string="true"` and Kimi-K3's `type="string"` stream a string where the schema allows one
+/// (`d`) and are typed by the schema where it says integer (`a`: 12); a declared array where the
+/// schema says string is the text (`b`); a declared integer whose text does not fit is typed by
+/// the schema (`c`).
 #[test]
-fn declared_types_stand_over_the_schema_when_streamed() {
+fn declared_types_stand_where_the_schema_lets_them_when_streamed() {
     let mut schemas = ToolSchemas::default();
     schemas.insert(
         "f",
         serde_json::json!({"type": "object", "properties": {
-            "a": {"type": "integer"}, "b": {"type": "string"}, "c": {"type": "integer"}}}),
+            "d": {"type": "string"}, "a": {"type": "integer"}, "b": {"type": "string"},
+            "c": {"type": "integer"}}}),
     );
     let schemas = Arc::new(schemas);
     let dsml = "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n\
+        <｜DSML｜parameter name=\"d\" string=\"true\">hi there</｜DSML｜parameter>\n\
         <｜DSML｜parameter name=\"a\" string=\"true\">12</｜DSML｜parameter>\n\
         <｜DSML｜parameter name=\"b\" string=\"false\">[1, 2]</｜DSML｜parameter>\n\
         <｜DSML｜parameter name=\"c\" string=\"false\">x y</｜DSML｜parameter>\n\
         </｜DSML｜invoke>\n</｜DSML｜function_calls>";
     let kimi = "<|open|>call tool=\"f\"<|sep|>\
+        <|open|>argument key=\"d\" type=\"string\"<|sep|>hi there<|close|>argument<|sep|>\
         <|open|>argument key=\"a\" type=\"string\"<|sep|>12<|close|>argument<|sep|>\
         <|open|>argument key=\"b\" type=\"array\"<|sep|>[1, 2]<|close|>argument<|sep|>\
         <|open|>argument key=\"c\" type=\"integer\"<|sep|>x y<|close|>argument<|sep|>\
@@ -424,14 +430,17 @@ fn declared_types_stand_over_the_schema_when_streamed() {
             .with_schemas(Arc::clone(&schemas));
         let want = one_shot(text, &opts);
         assert_eq!(want.len(), 1, "{dialect}");
-        assert_eq!(want[0].1, r#"{"a":"12","b":[1,2],"c":"x y"}"#, "{dialect}");
+        assert_eq!(
+            want[0].1, r#"{"d":"hi there","a":12,"b":"[1, 2]","c":"x y"}"#,
+            "{dialect}"
+        );
         for n in 1..=9 {
             let cuts: Vec<usize> = (n..text.len()).step_by(n).collect();
             check(text, &opts, &cuts);
         }
-        // The declared string streamed before its argument closed.
+        // The declared string the schema allows streamed before its argument closed.
         let mut d = ToolCallDeltas::new(opts.clone());
-        let upto = text.find("12").unwrap() + 2;
+        let upto = text.find("hi there").unwrap() + "hi the".len();
         let sent: String = d
             .feed(&text[..upto])
             .into_iter()
@@ -440,7 +449,7 @@ fn declared_types_stand_over_the_schema_when_streamed() {
                 _ => None,
             })
             .collect();
-        assert_eq!(sent, r#"{"a":"12"#, "{dialect}");
+        assert_eq!(sent, r#"{"d":"hi the"#, "{dialect}");
     }
 }
 

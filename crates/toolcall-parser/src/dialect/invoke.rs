@@ -721,6 +721,9 @@ impl Invoke {
         (at, end): (usize, usize),
         out: &mut Vec<StreamEvent>,
     ) -> Option<Box<Param>> {
+        // A declared string whose property the schema does not let be one is typed by the
+        // schema: not announced as a string (docs/FORMAT.md §9.5 rule 6).
+        let string = string.filter(|&s| !s || self.asm.declared_fits(&call.core, name, "string"));
         let (name, repeated) = self.asm.open_raw_argument(
             inp.w,
             inp.base,
@@ -750,9 +753,13 @@ impl Invoke {
         }
         let shared = std::sync::Arc::clone(&param.value.name);
         let mut text = param.value.into_text();
+        // The declared value stands where the tool's schema lets it; elsewhere the schema types
+        // the text, as in every raw-text dialect (docs/FORMAT.md §9.5 rule 6).
         let typed = match param.string {
             Some(true) => Some(Value::String(std::mem::take(&mut text))),
-            Some(false) => arg_types::literal::parse_json(text.trim()).ok(),
+            Some(false) => arg_types::literal::parse_json(text.trim())
+                .ok()
+                .filter(|v| self.asm.declared_fits(&call.core, &shared, v.type_name())),
             None => None,
         };
         if let (Some(false), Some(value)) = (param.string, &typed) {

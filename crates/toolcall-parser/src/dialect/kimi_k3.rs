@@ -462,6 +462,10 @@ impl KimiK3 {
         (at, end): (usize, usize),
         out: &mut Vec<StreamEvent>,
     ) -> Option<Param> {
+        // A declared string whose property the schema does not let be one is typed by the
+        // schema: not announced as a string (docs/FORMAT.md §9.6 rule 5).
+        let string = declared_string(ty.as_deref())
+            .filter(|&s| !s || self.asm.declared_fits(&call.core, key, "string"));
         let (name, repeated) = self.asm.open_raw_argument(
             inp.w,
             inp.base,
@@ -469,7 +473,7 @@ impl KimiK3 {
             key,
             "arguments",
             (at, end),
-            declared_string(ty.as_deref()),
+            string,
             out,
         )?;
         if repeated {
@@ -490,10 +494,15 @@ impl KimiK3 {
         }
         let shared = std::sync::Arc::clone(&param.value.name);
         let mut text = param.value.into_text();
+        // The declared value stands where the tool's schema lets it; elsewhere the schema types
+        // the text (docs/FORMAT.md §9.6 rule 5).
+        let fits = |v: &Value| self.asm.declared_fits(&call.core, &shared, v.type_name());
         let typed = match param.ty.as_deref() {
-            Some("string") => Some(Value::String(std::mem::take(&mut text))),
-            Some(ty) => typed(&text, ty),
-            None => None,
+            Some("string") if self.asm.declared_fits(&call.core, &shared, "string") => {
+                Some(Value::String(std::mem::take(&mut text)))
+            }
+            Some("string") | None => None,
+            Some(ty) => typed(&text, ty).filter(fits),
         };
         if let Some(value) = typed.as_ref().filter(|v| !matches!(v, Value::String(_))) {
             self.asm.argument_value(&call.core, &shared, value, out);
