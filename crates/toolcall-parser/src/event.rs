@@ -49,12 +49,13 @@ pub enum StreamEvent {
         index: usize,
         /// The argument's name, shared with its deltas.
         argument: Arc<str>,
-        /// The type the dialect itself declares for this value, which stands whatever a schema
-        /// says (docs/FORMAT.md §9.5, §9.6): `Some(true)`, a string whose value is its deltas
-        /// exactly (DeepSeek DSML `string="true"`, Kimi-K3 `type="string"`); `Some(false)`,
-        /// another type (`string="false"`, `type="integer"`, …), whose value comes in
-        /// [`StreamEvent::ArgumentValue`] when the argument closes, if its text fits the type;
-        /// `None`, no declaration: the schema or inference types the value (not serialized).
+        /// The type the dialect itself declares for this value, where the tool's schema lets it
+        /// stand (docs/FORMAT.md §9.5 rule 6, §9.6 rule 5): `Some(true)`, a string whose value
+        /// is its deltas exactly (DeepSeek DSML `string="true"`, Kimi-K3 `type="string"`);
+        /// `Some(false)`, another type (`string="false"`, `type="integer"`, …), whose value
+        /// comes in [`StreamEvent::ArgumentValue`] when the argument closes, if its text fits
+        /// the type and the schema allows it; `None`, no declaration, or a declared string the
+        /// schema does not allow: the schema or inference types the value (not serialized).
         #[serde(skip_serializing_if = "Option::is_none")]
         string: Option<bool>,
     },
