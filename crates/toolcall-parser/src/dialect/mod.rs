@@ -90,7 +90,7 @@ dialects! {
     /// `<tool>{json}</tool>` form (docs/FORMAT.md §1–§7). The default.
     #[default]
     Tool = "tool" => |opts, progress| tool::ToolXml::new(opts, progress);
-    /// Qwen3-Coder (also Qwen3.5+ and Nemotron-3 Nano):
+    /// Qwen3-Coder (also Qwen3.5+, Nemotron-3 Nano and Step-3.5):
     /// `<tool_call><function=f><parameter=p>v</parameter></function></tool_call>`.
     Qwen3Coder = "qwen3-coder" => |opts, progress|
         qwen3_coder::Qwen3Coder::new(opts, progress, Dialect::Qwen3Coder, &qwen3_coder::QWEN3_CODER);
@@ -113,7 +113,8 @@ dialects! {
     /// `<｜DSML｜function_calls>` or `<｜DSML｜tool_calls>`; `string="false"` values are JSON.
     DeepseekDsml = "deepseek-dsml" => |opts, progress|
         invoke::Invoke::new(opts, progress, &invoke::DEEPSEEK_DSML);
-    /// Step-3: `<steptml:invoke>`s inside `<｜tool_calls_begin｜>…<｜tool_calls_end｜>`.
+    /// Step-3: `<steptml:invoke>`s inside `<｜tool_calls_begin｜>…<｜tool_calls_end｜>` (Step-3.5
+    /// writes Qwen3-Coder's form).
     Step3 = "step3" => |opts, progress| invoke::Invoke::new(opts, progress, &invoke::STEP3);
     /// Kimi-K3: `<|open|>call tool="f"<|sep|><|open|>argument key="p" type="string"<|sep|>v
     /// <|close|>argument<|sep|><|close|>call<|sep|>` (docs/FORMAT.md §9.6).
