@@ -41,6 +41,26 @@ const TYPE_NAMES: [&str; 7] = [
     "string", "integer", "number", "boolean", "null", "array", "object",
 ];
 
+/// Type names that hand-written tool definitions use for JSON Schema's (Python's and C's
+/// names, as the engines' parsers and MiniMax's reference parser read them), and the name each
+/// stands for.
+const TYPE_ALIASES: [(&str, &str); 8] = [
+    ("float", "number"),
+    ("double", "number"),
+    ("int", "integer"),
+    ("bool", "boolean"),
+    ("str", "string"),
+    ("text", "string"),
+    ("dict", "object"),
+    ("list", "array"),
+];
+
+/// JSON Schema's name for the type name `t`, or for its alias; `None` for any other name.
+fn type_name(t: &str) -> Option<&'static str> {
+    (TYPE_NAMES.iter().copied().find(|k| *k == t))
+        .or_else(|| TYPE_ALIASES.iter().find(|(a, _)| *a == t).map(|(_, k)| *k))
+}
+
 static TRUE: Json = Json::Bool(true);
 
 /// A schema document, the root that local references (`#/$defs/x`) point into.
@@ -288,15 +308,19 @@ fn required_key(name: &Json) -> String {
 
 /// The type names a (resolved) schema allows, in the order given; empty means any.
 ///
-/// From `type` (a name or a list of names) when it is there, leaving out names JSON Schema does
-/// not define (`"file"`); otherwise inferred from the keywords: `object` from `properties`,
-/// `required` or `additionalProperties`, `array` from `items` or `prefixItems`. Values are not
-/// looked at (the coercer reads `enum` and `const` on their own); see [`types_with_values`].
+/// From `type` (a name or a list of names) when it is there, each of JSON Schema's names or a
+/// common alias of one (`float`, `double`: `number`; `int`: `integer`; `bool`: `boolean`; `str`,
+/// `text`: `string`; `dict`: `object`; `list`: `array`), leaving out any other name (`"file"`);
+/// otherwise inferred from the keywords: `object` from `properties`, `required` or
+/// `additionalProperties`, `array` from `items` or `prefixItems`. Values are not looked at (the
+/// coercer reads `enum` and `const` on their own); see [`types_with_values`].
 ///
 /// ```
 /// use arg_types::json_schema::types;
 /// use serde_json::json;
 /// assert_eq!(types(&json!({"type": ["string", "null"]})), ["string", "null"]);
+/// assert_eq!(types(&json!({"type": "float"})), ["number"]);
+/// assert_eq!(types(&json!({"type": ["int", "null"]})), ["integer", "null"]);
 /// assert_eq!(types(&json!({"type": "file"})), Vec::<&str>::new());
 /// assert_eq!(types(&json!({"required": ["a"]})), ["object"]);
 /// assert_eq!(types(&json!({"prefixItems": []})), ["array"]);
@@ -304,11 +328,11 @@ fn required_key(name: &Json) -> String {
 /// ```
 pub fn types(s: &Json) -> Vec<&str> {
     match s.get("type") {
-        Some(Json::String(t)) => TYPE_NAMES.iter().copied().filter(|k| k == t).collect(),
+        Some(Json::String(t)) => type_name(t).into_iter().collect(),
         Some(Json::Array(ts)) => ts
             .iter()
             .filter_map(Json::as_str)
-            .filter_map(|t| TYPE_NAMES.iter().copied().find(|k| *k == t))
+            .filter_map(type_name)
             .collect(),
         _ => {
             if ["properties", "required", "additionalProperties"]

@@ -35,6 +35,28 @@ fn json_text(v: &Value) -> String {
     serde_json::to_string(v).unwrap()
 }
 
+/// Type names that hand-written tool definitions use (`float`, `int`, `bool`, `str`, `dict`,
+/// `list`, as vLLM's and MiniMax's parsers read them) name JSON Schema's types; any other name
+/// still says nothing (FORMAT §5.6).
+#[test]
+fn common_type_aliases_name_json_schema_types() {
+    assert_eq!(fits("3.25", json!({"type": "float"})), Value::Float(3.25));
+    assert_eq!(fits("2.5", json!({"type": "double"})), Value::Float(2.5));
+    assert_eq!(fits("42", json!({"type": "int"})), Value::Int(42));
+    assert_eq!(fits("true", json!({"type": "bool"})), Value::Bool(true));
+    assert_eq!(fits("42", json!({"type": "str"})), s("42"));
+    assert_eq!(fits("42", json!({"type": "text"})), s("42"));
+    assert_eq!(
+        json_text(&fits("{\"a\": 1}", json!({"type": "dict"}))),
+        r#"{"a":1}"#
+    );
+    assert_eq!(json_text(&fits("[1, 2]", json!({"type": "list"}))), "[1,2]");
+    assert_eq!(fits("null", json!({"type": ["int", "null"]})), Value::Null);
+    kept("many", json!({"type": "int"}));
+    // Not an alias: no type.
+    assert_eq!(fits("42", json!({"type": "integer32"})), s("42"));
+}
+
 #[test]
 fn without_a_schema_the_text_is_a_string() {
     let root = json!({});

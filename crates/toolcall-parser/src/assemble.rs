@@ -752,13 +752,8 @@ impl Assembler {
         else {
             return false;
         };
-        match property.get("type") {
-            Some(serde_json::Value::String(t)) => t == "string",
-            Some(serde_json::Value::Array(ts)) => {
-                ts.iter().any(|t| t == "string") && ts.iter().all(|t| t == "string" || t == "null")
-            }
-            _ => false,
-        }
+        let types = arg_types::json_schema::types(property);
+        types.contains(&"string") && types.iter().all(|t| *t == "string" || *t == "null")
     }
 
     /// Whether a value of the JSON Schema type `ty` that the dialect declares for argument `name`

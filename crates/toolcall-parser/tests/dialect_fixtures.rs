@@ -46,6 +46,29 @@ const DEVIATIONS: &[(&str, &str)] = &[
          SGLang decodes them twice",
     ),
     (
+        "vllm/deepseekv32/TestExtractToolCalls::test_arguments_wrapper_repaired",
+        "§9.8: a property the schema does not list is kept as written; a lone `arguments` \
+         parameter is not unwrapped (vLLM's heuristic)",
+    ),
+    (
+        "vllm/deepseekv32/TestExtractToolCalls::test_input_wrapper_repaired",
+        "§9.8: a property the schema does not list is kept as written; a lone `input` parameter \
+         is not unwrapped (vLLM's heuristic)",
+    ),
+    (
+        "vllm/glm4_moe/test_extract_tool_calls_with_glm45_newline_format",
+        "§1.1: prose is kept byte for byte; the space before <tool_call> is not stripped",
+    ),
+    (
+        "vllm/minimax_m2/TestParameterWhitespace::test_whitespace_preserved_across_chunks",
+        "§9.5 rule 2: one layout newline before </parameter> is dropped (MiniMax's reference \
+         parser trims it too); vLLM keeps it",
+    ),
+    (
+        "vllm/qwen3coder/test_extract_tool_calls_streaming[parallel_tools]",
+        "§1.1: prose is kept byte for byte; the newline between two blocks is prose",
+    ),
+    (
         "sglang/minimax_m2/incomplete_block_no_closing_tag",
         "§9 (truncation): a call cut off is an unterminated_call error, and its text is the \
          error's snippet, not prose",
@@ -257,6 +280,40 @@ fn glm_fixtures() {
     let passes = run_file("glm-xml.jsonl", Dialect::Glm);
     eprintln!("glm: {passes:?}");
     assert_eq!(passes.values().map(|p| p.1).sum::<usize>(), 29);
+}
+
+/// vLLM 0.32.0's tool-parser test cases (its Python suites), each dialect's file: every case
+/// passes or is a written deviation.
+#[test]
+fn vllm_fixtures() {
+    for (file, dialect, cases) in [
+        ("vllm-qwen3-coder.jsonl", Dialect::Qwen3Coder, 29),
+        ("vllm-glm.jsonl", Dialect::Glm, 18),
+        ("vllm-minimax-m2.jsonl", Dialect::MinimaxM2, 21),
+        ("vllm-step3.jsonl", Dialect::Step3, 10),
+        ("vllm-deepseek-dsml.jsonl", Dialect::DeepseekDsml, 48),
+        ("vllm-hermes.jsonl", Dialect::Hermes, 13),
+    ] {
+        let passes = run_file(file, dialect);
+        eprintln!("{file}: {passes:?}");
+        let (passed, seen) = passes
+            .values()
+            .fold((0, 0), |(p, s), (a, b)| (p + a, s + b));
+        assert_eq!(seen, cases, "{file}: every case read");
+        let listed = DEVIATIONS
+            .iter()
+            .filter(|(id, _)| cases_of(file).iter().any(|c| c == id))
+            .count();
+        assert_eq!(passed + listed, cases, "{file}");
+    }
+}
+
+/// The ids of a fixture file's cases.
+fn cases_of(file: &str) -> Vec<String> {
+    cases(file)
+        .iter()
+        .filter_map(|c| c["id"].as_str().map(str::to_owned))
+        .collect()
 }
 
 #[test]

@@ -454,9 +454,7 @@ impl ToolCallDeltas {
             schema
                 .get("properties")
                 .and_then(|p| p.get(&*argument))
-                .and_then(|p| p.get("type"))
-                .and_then(serde_json::Value::as_str)
-                == Some("string")
+                .is_some_and(|p| arg_types::json_schema::types(p) == ["string"])
         });
         let Some(call) = self.calls.get_mut(&index).filter(|c| !c.held) else {
             return;
@@ -504,7 +502,7 @@ impl ToolCallDeltas {
             return true;
         };
         match schema.get("properties").and_then(|p| p.get(name)) {
-            Some(p) => p.get("type").and_then(serde_json::Value::as_str) == Some("string"),
+            Some(p) => arg_types::json_schema::types(p) == ["string"],
             None => !schema
                 .get("additionalProperties")
                 .is_some_and(serde_json::Value::is_object),
