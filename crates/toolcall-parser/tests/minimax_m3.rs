@@ -113,6 +113,21 @@ fn rule_2_prose_before_between_and_after_blocks_is_kept() {
     let r = parse("§<tool_call>\n§<invoke name=\"a\">§</invoke>\n");
     assert_eq!((r.calls().len(), r.errors().len()), (1, 0));
     assert_eq!(r.prose(), "\n");
+    // Nor is one whose close the input cuts off (inside the marker, or inside the tag): the cut
+    // text is prose, as rule 1 says of a cut marker (vLLM's `finish_fails_partial_outer_end_marker`
+    // input). Text that is no marker stays an error.
+    let open = "§<tool_call>\n§<invoke name=\"a\">§</invoke>\n";
+    for (cut, prose) in [
+        ("]<", "]<"),
+        ("]<]minim", "]<]minim"),
+        ("§</tool_c", "§</tool_c"),
+    ] {
+        let r = parse(&format!("{open}{cut}"));
+        assert_eq!((r.calls().len(), r.errors().len()), (1, 0), "{cut}");
+        assert_eq!(r.prose(), m3(prose), "{cut}");
+    }
+    let r = parse(&format!("{open}hello"));
+    assert_eq!(r.errors()[0].kind, ErrorKind::UnexpectedText);
 }
 
 #[test]

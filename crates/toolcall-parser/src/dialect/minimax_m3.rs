@@ -332,6 +332,16 @@ impl MinimaxM3 {
             return (State::Block { first }, Flow::Stop);
         };
         let at = inp.base + rel;
+        // The input ends inside a marker or a tag (the block's close, cut off): the block is
+        // left open, which is no error after complete invokes, and the cut text is prose
+        // (docs/FORMAT.md §9.9 rules 1 and 2).
+        if inp.is_final && self.cut_off_at(inp, at) {
+            if first.is_none() {
+                self.asm.prose_start = at;
+            }
+            self.pos = at;
+            return (State::Prose, Flow::Again);
+        }
         if !inp.bytes()[rel..].starts_with(MARKER.as_bytes()) {
             if inp.may_be_marker(at) {
                 return (State::Block { first }, Flow::Stop);
@@ -353,6 +363,18 @@ impl MinimaxM3 {
             Read::Tag(..) => self.begin_stray(first, at, ErrorKind::UnexpectedElement),
             Read::Text => self.begin_stray(first, at, ErrorKind::UnexpectedText),
         }
+    }
+
+    /// Whether what stands at `at` is a marker, or a tag, that more input would have completed:
+    /// a proper prefix of the marker, or a tag whose `>` had not come yet.
+    fn cut_off_at(&mut self, inp: Input<'_>, at: usize) -> bool {
+        let more = Input {
+            is_final: false,
+            ..inp
+        };
+        more.may_be_marker(at)
+            || (inp.bytes()[at - inp.base..].starts_with(MARKER.as_bytes())
+                && matches!(self.read_tag(more, at), Read::NeedMore))
     }
 
     fn begin_stray(&mut self, first: Option<usize>, at: usize, kind: ErrorKind) -> (State, Flow) {
