@@ -169,6 +169,22 @@ fn rule_5_names_are_checked_and_placeholders_are_prose() {
         );
         assert_eq!(r.prose(), "\n");
     }
+    // The same for a later function of the block: a tag that never closes, or a name that is
+    // none, is an error there, not prose; the call before it stands.
+    for later in [
+        "<function=b\n<parameter=x>\n1\n</parameter>",
+        "<function=rm -rf>",
+    ] {
+        let r = qwen(&format!(
+            "<tool_call>\n<function=a>\n</function>\n{later}\n</function>\n</tool_call>"
+        ));
+        assert_eq!(r.calls().len(), 1, "{later}");
+        assert_eq!(r.calls()[0].tool_name, "a");
+        let [e] = r.errors()[..] else {
+            panic!("{later}: one error: {:?}", r.errors())
+        };
+        assert_eq!((e.kind, e.line), (ErrorKind::InvalidToolName, 4), "{later}");
+    }
     // Without a block opener, such text stays prose (nothing says a call was meant).
     let text = "Write <function=get_current_weather\n<parameter=city> like this.";
     assert_eq!(qwen(text).prose(), text);
@@ -615,6 +631,18 @@ fn invoke_rule_1_a_block_holds_invokes_each_a_call() {
             assert_eq!(r.prose(), "Before.\n\nAfter.", "{d}: {broken}");
         }
     }
+    // A later invoke of the block that is not one is an error too; the call before it stands.
+    let r = parse(
+        "<minimax:tool_call>\n<invoke name=\"a\">\n</invoke>\n<invoke name=\"b\"\n\
+         <parameter name=\"x\">1</parameter>\n</invoke>\n</minimax:tool_call>",
+        &opts(Dialect::MinimaxM2),
+    );
+    assert_eq!(r.calls().len(), 1);
+    assert_eq!(
+        (r.errors()[0].kind, r.errors()[0].line),
+        (ErrorKind::InvalidToolName, 4)
+    );
+    assert_eq!(r.prose(), "");
     // Names are checked, in each dialect's own feedback.
     let r = parse(
         "<function_calls>\n<invoke name=\"rm -rf\">\n</invoke>\n</function_calls>",

@@ -462,22 +462,7 @@ impl Invoke {
                 && self.begins_invoke_tag(inp.from(tag_at))
                 && self.asm.may_begin_call(inp.w, inp.base, at, out)
             {
-                let mut call = self.new_call(at, tag_at + 1, block);
-                self.pos = tag_at + 1;
-                self.asm.begin_call(inp.w, inp.base, &call.core, out);
-                let msg = format!(
-                    "the <{0}> tag is not well formed: write <{0} name=\"NAME\">",
-                    self.markers.invoke
-                );
-                self.asm.error(
-                    inp.w,
-                    inp.base,
-                    &mut call.core,
-                    ErrorKind::InvalidToolName,
-                    msg,
-                    tag_at,
-                );
-                return (State::Skip { call }, Flow::Again);
+                return self.malformed_invoke(inp, at, tag_at, block, out);
             }
             return not_a_call(self);
         };
@@ -493,6 +478,30 @@ impl Invoke {
         let call = self.new_call(at, tag_at + n, block);
         self.pos = tag_at + n;
         self.begin(inp, call, name, tag_at, out)
+    }
+
+    /// An invoke tag that is not one (`<invoke name="f"` never closed, `<invoke name=f>`) at
+    /// `tag_at`, where a call may begin: the call it began (from `start`) is an error there and
+    /// is skipped to its end, never prose (docs/FORMAT.md §9.5 rule 1).
+    fn malformed_invoke(
+        &mut self,
+        inp: Input<'_>,
+        start: usize,
+        tag_at: usize,
+        block: usize,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        let mut call = self.new_call(start, tag_at + 1, block);
+        self.pos = tag_at + 1;
+        self.asm.begin_call(inp.w, inp.base, &call.core, out);
+        let msg = format!(
+            "the <{0}> tag is not well formed: write <{0} name=\"NAME\">",
+            self.markers.invoke
+        );
+        let kind = ErrorKind::InvalidToolName;
+        self.asm
+            .error(inp.w, inp.base, &mut call.core, kind, msg, tag_at);
+        (State::Skip { call }, Flow::Again)
     }
 
     /// Begins a call whose invoke tag (at `tag_at`) names `name`.
@@ -1103,6 +1112,13 @@ impl Invoke {
                 let call = self.new_call(at, at + n, block);
                 self.pos = at + n;
                 self.begin(inp, call, name, at, out)
+            }
+            (_, Lexeme::LiteralLt)
+                if self.begins_invoke_tag(inp.from(at))
+                    && self.asm.may_begin_call(inp.w, inp.base, at, out) =>
+            {
+                self.asm.prose_start = at;
+                self.malformed_invoke(inp, at, at, block, out)
             }
             _ => {
                 self.lexer.reset();

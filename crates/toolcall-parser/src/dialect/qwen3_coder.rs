@@ -319,57 +319,70 @@ impl Qwen3Coder {
             return (State::Opened { at, end }, Flow::Stop);
         };
         let abs = inp.base + rel;
-        let name = match lexeme {
+        match self.function_tag(inp, abs, &lexeme, n) {
+            Some((name, tag_end))
+                if !name.is_some_and(is_placeholder)
+                    && self.asm.may_begin_call(inp.w, inp.base, at, out) =>
+            {
+                self.begin_function(inp, at, abs, name, tag_end, out)
+            }
+            _ => not_a_call(self),
+        }
+    }
+
+    /// The function tag `lexeme` (`n` bytes at `abs`, in a block) begins: its name and where it
+    /// ends; a name of `None` for `<function=NAME` that never closes (no `>` before the next
+    /// `<`, or a tag too long), which begins a call all the same (docs/FORMAT.md §9.1 rule 5).
+    /// `None` when it is no function tag.
+    fn function_tag<'t>(
+        &self,
+        inp: Input<'_>,
+        abs: usize,
+        lexeme: &Lexeme<'t>,
+        n: usize,
+    ) -> Option<(Option<&'t str>, usize)> {
+        match lexeme {
             Lexeme::StartTag(Tag {
                 name: FUNCTION,
                 value: Some(name),
                 ..
-            }) => name,
-            // `<function=NAME` that never closes (no `>` before the next `<`, or a tag too
-            // long): the call the block opened is an error, never prose (docs/FORMAT.md §9.1
-            // rule 5).
-            Lexeme::LiteralLt
-                if inp.from(abs).starts_with(FUNCTION_TAG.as_bytes())
-                    && self.asm.may_begin_call(inp.w, inp.base, at, out) =>
-            {
-                let mut call = self.new_call(at, abs + FUNCTION_TAG.len(), true);
-                self.pos = abs + FUNCTION_TAG.len();
-                self.asm.begin_call(inp.w, inp.base, &call.core, out);
-                let msg =
-                    "the function tag is not closed: `<function=NAME>` needs its `>`".to_owned();
-                self.asm.error(
-                    inp.w,
-                    inp.base,
-                    &mut call.core,
-                    ErrorKind::InvalidToolName,
-                    msg,
-                    abs,
-                );
-                return (State::Skip { call }, Flow::Again);
+            }) => Some((Some(name), abs + n)),
+            Lexeme::LiteralLt if inp.from(abs).starts_with(FUNCTION_TAG.as_bytes()) => {
+                Some((None, abs + FUNCTION_TAG.len()))
             }
-            _ => return not_a_call(self),
-        };
-        if is_placeholder(name) || !self.asm.may_begin_call(inp.w, inp.base, at, out) {
-            return not_a_call(self);
+            _ => None,
         }
-        let mut call = self.new_call(at, abs + n, true);
-        self.pos = abs + n;
+    }
+
+    /// Begins the call of the function tag at `tag_at` (the call's span from `start`), named
+    /// `name` (`None`: the tag never closes): the call, or, when the name is none or no valid
+    /// one, an `invalid_tool_name` error there, the call skipped to its end (docs/FORMAT.md §9.1
+    /// rule 5).
+    fn begin_function(
+        &mut self,
+        inp: Input<'_>,
+        start: usize,
+        tag_at: usize,
+        name: Option<&str>,
+        tag_end: usize,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        let mut call = self.new_call(start, tag_end, true);
+        self.pos = tag_end;
         self.asm.begin_call(inp.w, inp.base, &call.core, out);
-        if !is_valid_name(name) {
-            let msg = format!("`{}` is not a valid tool name", crate::error::snippet(name));
-            self.asm.error(
-                inp.w,
-                inp.base,
-                &mut call.core,
-                ErrorKind::InvalidToolName,
-                msg,
-                abs,
-            );
-            return (State::Skip { call }, Flow::Again);
-        }
-        call.core.tool_name = Some(name.to_owned());
-        self.asm.tool_name_known(&call.core, out);
-        (State::Function { call }, Flow::Again)
+        let msg = match name {
+            Some(name) if is_valid_name(name) => {
+                call.core.tool_name = Some(name.to_owned());
+                self.asm.tool_name_known(&call.core, out);
+                return (State::Function { call }, Flow::Again);
+            }
+            Some(name) => format!("`{}` is not a valid tool name", crate::error::snippet(name)),
+            None => "the function tag is not closed: `<function=NAME>` needs its `>`".into(),
+        };
+        let kind = ErrorKind::InvalidToolName;
+        self.asm
+            .error(inp.w, inp.base, &mut call.core, kind, msg, tag_at);
+        (State::Skip { call }, Flow::Again)
     }
 
     /// A bare `<function=NAME>`: a call (missing its opener) only if a parameter or its close
@@ -901,21 +914,13 @@ impl Qwen3Coder {
                 self.asm.prose_start = abs + n;
                 (State::Prose, Flow::Again)
             }
-            Lexeme::StartTag(Tag {
-                name: FUNCTION,
-                value: Some(name),
-                ..
-            }) if block
-                && is_valid_name(name)
+            // Another call in the same block, or a function tag there that is not one.
+            _ if let Some((name, tag_end)) = self.function_tag(inp, abs, &lexeme, n)
+                && block
+                && !name.is_some_and(is_placeholder)
                 && self.asm.may_begin_call(inp.w, inp.base, abs, out) =>
             {
-                // Another call in the same block.
-                let mut call = self.new_call(abs, abs + n, true);
-                call.core.tool_name = Some(name.to_owned());
-                self.pos = abs + n;
-                self.asm.begin_call(inp.w, inp.base, &call.core, out);
-                self.asm.tool_name_known(&call.core, out);
-                (State::Function { call }, Flow::Again)
+                self.begin_function(inp, abs, abs, name, tag_end, out)
             }
             _ => {
                 self.lexer.reset();
