@@ -113,7 +113,10 @@ impl ToolDef {
     /// Reads a tools JSON: an array of tool definitions, or an object holding one under
     /// `"tools"` (a whole MCP `tools/list` result). Each definition is either of the MCP shape,
     /// `{"name", "description", "inputSchema"}`, or of the OpenAI shape, `{"type": "function",
-    /// "function": {"name", "description", "parameters"}}`; one list may mix them.
+    /// "function": {"name", "description", "parameters"}}` (or the Responses API's flat
+    /// `{"type": "function", "name", "parameters"}`); one list may mix them. A Responses-API
+    /// namespace, `{"type": "namespace", "name": "NS", "tools": [...]}`, gives its tools, each
+    /// named `NS__NAME` as servers name them to the model.
     ///
     /// Each tool needs a non-empty string `name`; its schema, when present, must be a JSON
     /// object. Two tools with the same name are an error: calls name their tool.
@@ -130,6 +133,10 @@ impl ToolDef {
     /// assert_eq!(defs[1].name, "b");
     /// assert_eq!(defs[1].input_schema["properties"]["x"]["type"], "integer");
     /// assert_eq!(defs[2].server_name(), "remote");
+    ///
+    /// let namespaced = serde_json::json!([{"type": "namespace", "name": "mcp__computer", "tools": [
+    ///     {"type": "function", "name": "get_app_state", "parameters": {"type": "object"}}]}]);
+    /// assert_eq!(ToolDef::from_tools_json(&namespaced).unwrap()[0].name, "mcp__computer__get_app_state");
     ///
     /// let twice = serde_json::json!([{"name": "a"}, {"name": "a"}]);
     /// let err = ToolDef::from_tools_json(&twice).unwrap_err();
@@ -164,51 +171,78 @@ impl ToolDef {
             }
         };
         let mut defs = Vec::with_capacity(list.len());
-        let mut seen: HashMap<&str, usize> = HashMap::with_capacity(list.len());
+        let mut seen: HashMap<String, usize> = HashMap::with_capacity(list.len());
+        let mut push = |def: ToolDef, index: usize| match seen.insert(def.name.clone(), index) {
+            Some(first) => Err(SchemaError::DuplicateName {
+                name: def.name,
+                first,
+                second: index,
+            }),
+            None => {
+                defs.push(def);
+                Ok(())
+            }
+        };
         for (index, item) in list.iter().enumerate() {
-            let tool = openai_function(item).unwrap_or(item);
-            let invalid = |reason: String| SchemaError::InvalidTool {
-                index,
-                name: tool.get("name").and_then(Json::as_str).map(str::to_owned),
-                reason,
-            };
-            if !tool.is_object() {
-                let what = if std::ptr::eq(tool, item) {
-                    ""
-                } else {
-                    "\"function\": "
+            // A Responses-API namespace: its tools, each named `NAMESPACE__NAME`, as servers
+            // name them to the model.
+            if item.get("type").and_then(Json::as_str) == Some("namespace") {
+                let namespace = item.get("name").and_then(Json::as_str).unwrap_or_default();
+                let (Some(Json::Array(tools)), false) = (item.get("tools"), namespace.is_empty())
+                else {
+                    return Err(SchemaError::InvalidTool {
+                        index,
+                        name: Some(namespace.to_owned()).filter(|n| !n.is_empty()),
+                        reason: "a namespace needs a \"name\" and a \"tools\" array".into(),
+                    });
                 };
-                return Err(invalid(format!(
-                    "{what}expected an object, found {}",
-                    json_type(tool)
-                )));
+                for tool in tools {
+                    let mut def = read_tool(index, tool)?;
+                    def.name = format!("{namespace}__{}", def.name);
+                    push(def, index)?;
+                }
+                continue;
             }
-            let def = ToolDef::deserialize(tool).map_err(|e| invalid(e.to_string()))?;
-            if def.name.trim().is_empty() {
-                return Err(invalid("the name is empty".into()));
-            }
-            if !def.input_schema.is_object() {
-                let key = ["inputSchema", "input_schema", "parameters"]
-                    .into_iter()
-                    .find(|k| tool.get(k).is_some())
-                    .unwrap_or("inputSchema");
-                return Err(invalid(format!(
-                    "\"{key}\" must be a JSON Schema object, found {}",
-                    json_type(&def.input_schema)
-                )));
-            }
-            let name = tool.get("name").and_then(Json::as_str).unwrap_or_default();
-            if let Some(first) = seen.insert(name, index) {
-                return Err(SchemaError::DuplicateName {
-                    name: def.name,
-                    first,
-                    second: index,
-                });
-            }
-            defs.push(def);
+            push(read_tool(index, item)?, index)?;
         }
         Ok(defs)
     }
+}
+
+/// One tool definition of a tools JSON, at position `index` of its list.
+fn read_tool(index: usize, item: &Json) -> Result<ToolDef, SchemaError> {
+    let tool = openai_function(item).unwrap_or(item);
+    let invalid = |reason: String| SchemaError::InvalidTool {
+        index,
+        name: tool.get("name").and_then(Json::as_str).map(str::to_owned),
+        reason,
+    };
+    if !tool.is_object() {
+        let what = if std::ptr::eq(tool, item) {
+            ""
+        } else {
+            "\"function\": "
+        };
+        return Err(invalid(format!(
+            "{what}expected an object, found {}",
+            json_type(tool)
+        )));
+    }
+    let def = ToolDef::deserialize(tool).map_err(|e| invalid(e.to_string()))?;
+    if def.name.trim().is_empty() {
+        return Err(invalid("the name is empty".into()));
+    }
+    if !def.input_schema.is_object() {
+        let key = ["inputSchema", "input_schema", "parameters"]
+            .into_iter()
+            .find(|k| tool.get(k).is_some())
+            .unwrap_or("inputSchema");
+        return Err(invalid(format!(
+            "\"{key}\" must be a JSON Schema object, found {}",
+            json_type(&def.input_schema)
+        )));
+    }
+    Ok(def)
 }
 
 /// The `function` of an OpenAI tools entry (`{"type": "function", "function": {…}}`); `None`
@@ -393,6 +427,45 @@ impl ToolSchemas {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A Responses-API namespace gives its tools as `NS__NAME`, typed by their schemas; one
+    /// without a name or tools is an error at its position; a namespaced name may clash with a
+    /// plain one like any two names.
+    #[test]
+    fn namespaces_give_their_tools_prefixed() {
+        let tools = json!([
+            {"name": "plain"},
+            {"type": "namespace", "name": "mcp__cu", "tools": [
+                {"type": "function", "name": "get_app_state",
+                 "parameters": {"type": "object", "properties": {"app": {"type": "string"}}}},
+                {"type": "function", "function": {"name": "click"}}]}
+        ]);
+        assert_eq!(
+            names(tools.clone()),
+            ["plain", "mcp__cu__get_app_state", "mcp__cu__click"]
+        );
+        let schemas = ToolSchemas::from_tools_json(&tools).unwrap();
+        assert!(schemas.get("mcp__cu__get_app_state").is_some());
+        for bad in [
+            json!([{"type": "namespace", "name": "ns"}]),
+            json!([{"type": "namespace", "tools": []}]),
+        ] {
+            let err = ToolDef::from_tools_json(&bad).unwrap_err();
+            assert!(
+                matches!(err, SchemaError::InvalidTool { index: 0, .. }),
+                "{err}"
+            );
+        }
+        let clash = json!([{"name": "ns__a"}, {"type": "namespace", "name": "ns", "tools": [{"name": "a"}]}]);
+        assert!(matches!(
+            ToolDef::from_tools_json(&clash).unwrap_err(),
+            SchemaError::DuplicateName {
+                first: 0,
+                second: 1,
+                ..
+            }
+        ));
+    }
 
     fn names(json: Json) -> Vec<String> {
         ToolDef::from_tools_json(&json)
