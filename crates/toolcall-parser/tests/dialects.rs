@@ -198,9 +198,13 @@ fn rule_5_names_are_checked_and_placeholders_are_prose() {
 
 #[test]
 fn rule_6_several_calls_per_block_and_interrupted_calls() {
-    let r = qwen("<tool_call>\n<function=a>\n</function>\n<function=b>\n</function>\n</tool_call>");
+    let r = qwen(
+        "Two:\n<tool_call>\n<function=a>\n</function>\n  \n<function=b>\n</function>\n</tool_call>\nDone.",
+    );
     let names: Vec<_> = r.calls().iter().map(|c| c.tool_name.as_str()).collect();
     assert_eq!(names, ["a", "b"]);
+    // The blanks between the functions of a block are its layout, not prose.
+    assert_eq!(r.prose(), "Two:\n\nDone.");
     let r = qwen(
         "<tool_call>\n<function=a>\n<parameter=x>\n1\n</parameter>\n<tool_call>\n<function=b>\n</function>\n</tool_call>",
     );

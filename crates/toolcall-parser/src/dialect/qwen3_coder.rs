@@ -920,6 +920,8 @@ impl Qwen3Coder {
                 && !name.is_some_and(is_placeholder)
                 && self.asm.may_begin_call(inp.w, inp.base, abs, out) =>
             {
+                // The blanks before it are the block's layout (docs/FORMAT.md §9.1 rule 6).
+                self.asm.prose_start = abs;
                 self.begin_function(inp, abs, abs, name, tag_end, out)
             }
             _ => {
