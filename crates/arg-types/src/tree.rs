@@ -2,8 +2,9 @@
 //!
 //! - A leaf element's value text is [`element_value`] (the shared text rule). With a CDATA
 //!   section it is always a [`Value::String`]; otherwise it is inferred by
-//!   [`infer_scalar`](crate::infer::infer_scalar) from the trimmed text, and when that gives a string the string is the
-//!   text-rule text (the indentation of the first line is kept). An empty element is `""`.
+//!   [`infer_scalar`](crate::infer::infer_scalar) from the trimmed text, and when that gives a
+//!   string the string is the text-rule text (the indentation of the first line is kept). An
+//!   empty element is `""`.
 //! - An element with child elements is a [`Value::Object`] keyed by child name, in order of first
 //!   appearance; a name that occurs several times becomes a [`Value::Array`] of the values in
 //!   document order. Whitespace-only text between children is layout and ignored.

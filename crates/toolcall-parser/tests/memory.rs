@@ -171,37 +171,21 @@ const CASES: &[Case] = &[
     // by run, then copied again when typed, 2.5x). Code with a `<` that may matter on every line.
     Case {
         name: "qwen3-coder-value",
-        make: |n| {
-            format!(
-                "<tool_call>\n<function=w>\n<parameter=c>\n{}</parameter>\n</function>\n</tool_call>",
-                RAW_CODE.repeat((n << 10) / RAW_CODE.len())
-            )
-        },
+        make: qwen3_coder_call,
         max_ratio: 1.25,
         options: || ParseOptions::new().with_dialect(Dialect::Qwen3Coder),
         ..CASE
     },
     Case {
         name: "glm-value",
-        make: |n| {
-            format!(
-                "<tool_call>w\n<arg_key>c</arg_key>\n<arg_value>{}</arg_value>\n</tool_call>",
-                RAW_CODE.repeat((n << 10) / RAW_CODE.len())
-            )
-        },
+        make: glm_call,
         max_ratio: 1.25,
         options: || ParseOptions::new().with_dialect(Dialect::Glm),
         ..CASE
     },
     Case {
         name: "minimax-m2-value",
-        make: |n| {
-            format!(
-                "<minimax:tool_call>\n<invoke name=\"w\">\n<parameter name=\"c\">{}</parameter>\n\
-                 </invoke>\n</minimax:tool_call>",
-                RAW_CODE.repeat((n << 10) / RAW_CODE.len())
-            )
-        },
+        make: minimax_m2_call,
         max_ratio: 1.25,
         options: || ParseOptions::new().with_dialect(Dialect::MinimaxM2),
         ..CASE
@@ -211,12 +195,7 @@ const CASES: &[Case] = &[
     // streamed `<tool>` values.
     Case {
         name: "qwen3-coder-value-streamed",
-        make: |n| {
-            format!(
-                "<tool_call>\n<function=w>\n<parameter=c>\n{}</parameter>\n</function>\n</tool_call>",
-                RAW_CODE.repeat((n << 10) / RAW_CODE.len())
-            )
-        },
+        make: qwen3_coder_call,
         mode: Mode::Chunks(16),
         max_ratio: 6.0,
         options: || ParseOptions::new().with_dialect(Dialect::Qwen3Coder),
@@ -224,12 +203,7 @@ const CASES: &[Case] = &[
     },
     Case {
         name: "glm-value-streamed",
-        make: |n| {
-            format!(
-                "<tool_call>w\n<arg_key>c</arg_key>\n<arg_value>{}</arg_value>\n</tool_call>",
-                RAW_CODE.repeat((n << 10) / RAW_CODE.len())
-            )
-        },
+        make: glm_call,
         mode: Mode::Chunks(16),
         max_ratio: 6.0,
         options: || ParseOptions::new().with_dialect(Dialect::Glm),
@@ -237,19 +211,43 @@ const CASES: &[Case] = &[
     },
     Case {
         name: "minimax-m2-value-streamed",
-        make: |n| {
-            format!(
-                "<minimax:tool_call>\n<invoke name=\"w\">\n<parameter name=\"c\">{}</parameter>\n\
-                 </invoke>\n</minimax:tool_call>",
-                RAW_CODE.repeat((n << 10) / RAW_CODE.len())
-            )
-        },
+        make: minimax_m2_call,
         mode: Mode::Chunks(16),
         max_ratio: 6.0,
         options: || ParseOptions::new().with_dialect(Dialect::MinimaxM2),
         ..CASE
     },
 ];
+
+/// A Qwen3-Coder call of about `n` KiB of [`RAW_CODE`] in one value.
+fn qwen3_coder_call(n: usize) -> String {
+    format!(
+        "<tool_call>\n<function=w>\n<parameter=c>\n{}</parameter>\n</function>\n</tool_call>",
+        raw_code(n)
+    )
+}
+
+/// The same value in a GLM call.
+fn glm_call(n: usize) -> String {
+    format!(
+        "<tool_call>w\n<arg_key>c</arg_key>\n<arg_value>{}</arg_value>\n</tool_call>",
+        raw_code(n)
+    )
+}
+
+/// The same value in a MiniMax-M2 call.
+fn minimax_m2_call(n: usize) -> String {
+    format!(
+        "<minimax:tool_call>\n<invoke name=\"w\">\n<parameter name=\"c\">{}</parameter>\n\
+         </invoke>\n</minimax:tool_call>",
+        raw_code(n)
+    )
+}
+
+/// About `n` KiB of [`RAW_CODE`].
+fn raw_code(n: usize) -> String {
+    RAW_CODE.repeat((n << 10) / RAW_CODE.len())
+}
 
 /// A line of code for the raw-text value cases: a `<` at the start of a line and a close tag
 /// that is text, each a stop of the value scan.

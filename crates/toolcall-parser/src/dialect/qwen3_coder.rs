@@ -61,8 +61,7 @@ pub(crate) const SEED_OSS: Markers = Markers {
 
 const FUNCTION: &str = "function";
 const PARAMETER: &str = "parameter";
-/// How a function tag begins.
-const FUNCTION_TAG: &str = "<function=";
+/// How a function tag begins: a probe in prose, and a function tag that never closes.
 const FUNCTION_PROBE: &str = "<function=";
 
 /// The grammar's state; each variant holds what it needs.
@@ -347,8 +346,8 @@ impl Qwen3Coder {
                 value: Some(name),
                 ..
             }) => Some((Some(name), abs + n)),
-            Lexeme::LiteralLt if inp.from(abs).starts_with(FUNCTION_TAG.as_bytes()) => {
-                Some((None, abs + FUNCTION_TAG.len()))
+            Lexeme::LiteralLt if inp.from(abs).starts_with(FUNCTION_PROBE.as_bytes()) => {
+                Some((None, abs + FUNCTION_PROBE.len()))
             }
             _ => None,
         }
@@ -877,13 +876,7 @@ impl Qwen3Coder {
         out: &mut Vec<StreamEvent>,
     ) -> (State, Flow) {
         let bytes = inp.bytes();
-        // A window may end before what an earlier, longer one scanned (`auto` cuts windows).
-        let rel = (scanned - inp.base).min(bytes.len());
-        let Some(at) = bytes[rel..]
-            .iter()
-            .position(|b| !is_blank(*b))
-            .map(|i| rel + i)
-        else {
+        let Some(at) = non_blank(inp, scanned).map(|abs| abs - inp.base) else {
             if inp.is_final {
                 return (State::Prose, Flow::Again);
             }
