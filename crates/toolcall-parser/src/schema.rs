@@ -246,11 +246,13 @@ fn read_tool(index: usize, item: &Json) -> Result<ToolDef, SchemaError> {
 }
 
 /// The `function` of an OpenAI tools entry (`{"type": "function", "function": {…}}`); `None`
-/// for an entry of the MCP shape.
+/// for an entry of the MCP shape. An entry that says `"type": "function"` is OpenAI's whatever
+/// else it holds; otherwise a `function` field is the definition only without a `name` beside
+/// it (an MCP tool could have a field named `function`).
 fn openai_function(item: &Json) -> Option<&Json> {
     let function = item.get("function")?;
-    // An MCP tool could have a field named `function`; it has a `name` beside it.
-    (item.get("name").is_none()).then_some(function)
+    let typed = item.get("type").and_then(Json::as_str) == Some("function");
+    ((typed && function.is_object()) || item.get("name").is_none()).then_some(function)
 }
 
 /// The JSON type of a value, for error messages.
@@ -465,6 +467,20 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    /// An entry that says `"type": "function"` is read from its `function` object even with a
+    /// `name` beside it (the Python package took it so before the rule lived here); without the
+    /// type, a `name` beside `function` makes the entry MCP's, its `function` field a field.
+    #[test]
+    fn a_typed_function_entry_is_openai_even_with_a_name_beside() {
+        let typed = json!([{"type": "function", "name": "outer",
+            "function": {"name": "inner", "parameters": {"type": "object", "required": ["p"]}}}]);
+        let defs = ToolDef::from_tools_json(&typed).unwrap();
+        assert_eq!(defs[0].name, "inner");
+        assert_eq!(defs[0].input_schema["required"], json!(["p"]));
+        let untyped = json!([{"name": "outer", "function": {"name": "inner"}}]);
+        assert_eq!(names(untyped), ["outer"]);
     }
 
     fn names(json: Json) -> Vec<String> {

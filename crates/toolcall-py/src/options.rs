@@ -147,54 +147,7 @@ fn str_option(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<Str
 /// the two mixed freely, or an object holding the list under `"tools"`.
 pub(crate) fn tool_defs(py: Python<'_>, tools: &Bound<'_, PyAny>) -> PyResult<Vec<ToolDef>> {
     let json = py_to_json(tools, 0).map_err(|e| Raise::Tools.err(py, &format!("tools: {e}")))?;
-    let list = match json {
-        Json::Array(list) => list,
-        Json::Object(mut o) => match o.remove("tools") {
-            Some(Json::Array(list)) => list,
-            _ => {
-                return Err(Raise::Tools.err(
-                    py,
-                    "tools must be a list of tool definitions (or {\"tools\": [...]})",
-                ));
-            }
-        },
-        _ => {
-            return Err(Raise::Tools.err(
-                py,
-                "tools must be a list of tool definitions (or {\"tools\": [...]})",
-            ));
-        }
-    };
-    let list: Vec<Json> = list.into_iter().map(openai_to_mcp).collect();
-    ToolDef::from_tools_json(&Json::Array(list)).map_err(|e| Raise::Tools.err(py, &e.to_string()))
-}
-
-/// An OpenAI tool entry as the MCP entry it stands for; any other entry as it is.
-fn openai_to_mcp(tool: Json) -> Json {
-    let Json::Object(mut o) = tool else {
-        return tool;
-    };
-    let is_function = o.get("type").and_then(Json::as_str) == Some("function");
-    match o.remove("function") {
-        Some(Json::Object(mut f)) if is_function || !o.contains_key("name") => {
-            let mut mcp = serde_json::Map::new();
-            for (from, to) in [
-                ("name", "name"),
-                ("description", "description"),
-                ("parameters", "inputSchema"),
-            ] {
-                if let Some(v) = f.remove(from) {
-                    mcp.insert(to.to_owned(), v);
-                }
-            }
-            Json::Object(mcp)
-        }
-        Some(other) => {
-            o.insert("function".to_owned(), other);
-            Json::Object(o)
-        }
-        None => Json::Object(o),
-    }
+    ToolDef::from_tools_json(&json).map_err(|e| Raise::Tools.err(py, &format!("tools: {e}")))
 }
 
 /// Deepest nesting of Python lists and dicts read as JSON.
