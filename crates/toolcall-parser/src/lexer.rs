@@ -9,6 +9,7 @@
 //!
 //! Line ends are normalized as XML requires: CR LF and lone CR become LF, in text and CDATA alike.
 
+use crate::swar;
 use memchr::{memchr, memchr3, memmem};
 use xml_fallback::reference::{RefMatch, ReferenceMatcher, Step};
 
@@ -716,23 +717,15 @@ fn parse_raw_start_tag(s: &str) -> Option<Tag<'_>> {
 
 /// The next `<`, `&` or CR at or after `from`. Entity-escaped code has a reference every dozen
 /// bytes or so, too close for `memchr3`'s setup to pay: the first 64 bytes are scanned eight at a
-/// time in a `u64` (the lowest matching byte of a word is exact), the rest by `memchr3`.
+/// time ([`swar::find_first`]), the rest by `memchr3`.
 #[inline]
 fn next_special(bytes: &[u8], from: usize) -> Option<usize> {
-    const ONES: u64 = u64::from_le_bytes([1; 8]);
-    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
-    // Bytes of `v` that are zero have their high bit set (higher ones may be false positives,
-    // but the lowest set bit is always a true zero byte).
-    let zeros = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
     let near = bytes.len().min(from + 64);
     let (words, tail) = bytes[from..near].as_chunks::<8>();
     for (k, &word) in words.iter().enumerate() {
-        let x = u64::from_le_bytes(word);
-        let hits = zeros(x ^ (ONES * u64::from(b'<')))
-            | zeros(x ^ (ONES * u64::from(b'&')))
-            | zeros(x ^ (ONES * u64::from(b'\r')));
+        let hits = swar::find_first(swar::word(word), [b'<', b'&', b'\r']);
         if hits != 0 {
-            return Some(from + 8 * k + (hits.trailing_zeros() / 8) as usize);
+            return Some(from + 8 * k + swar::first(hits));
         }
     }
     let i = near - tail.len();

@@ -36,6 +36,7 @@ mod output;
 mod reasoning;
 mod schema;
 mod stream;
+mod swar;
 mod work;
 mod write;
 

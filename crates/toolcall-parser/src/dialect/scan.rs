@@ -8,6 +8,7 @@ use crate::assemble::{Assembler, CallCore};
 use crate::call::RepairKind;
 use crate::event::StreamEvent;
 use crate::lexer::{Lexeme, Lexer};
+use crate::swar;
 use memchr::memmem;
 use std::ops::Range;
 use std::sync::Arc;
@@ -108,12 +109,11 @@ pub(crate) fn lt_is_text_throughout(rest: &[u8], line_start_before: bool) -> boo
         return memchr::memchr_iter(b'<', rest).all(clear);
     }
     // A streamed token: eight bytes at a time, each `<` found exactly (no `memchr` set-up).
-    const ONES: u64 = u64::from_le_bytes([1; 8]);
     let (words, tail) = rest.as_chunks::<8>();
     for (k, &word) in words.iter().enumerate() {
-        let mut lts = zero_bytes(u64::from_le_bytes(word) ^ (ONES * u64::from(b'<')));
+        let mut lts = swar::find(swar::word(word), [b'<']);
         while lts != 0 {
-            if !clear(8 * k + (lts.trailing_zeros() / 8) as usize) {
+            if !clear(8 * k + swar::first(lts)) {
                 return false;
             }
             lts &= lts - 1;
@@ -126,13 +126,6 @@ pub(crate) fn lt_is_text_throughout(rest: &[u8], line_start_before: bool) -> boo
 /// Windows up to this many bytes (a streamed token) are scanned a word at a time in
 /// [`lt_is_text_throughout`]: `memchr` costs more to set up than the scan.
 const SHORT_WINDOW: usize = 32;
-
-/// The high bit of each byte of `v` that is zero, and no other bit: exact, unlike the shorter
-/// `(v - ONES) & !v & HIGHS`, whose bits above a zero byte may be false.
-fn zero_bytes(v: u64) -> u64 {
-    const LOWS: u64 = u64::from_le_bytes([0x7f; 8]);
-    !(((v & LOWS) + LOWS) | v | LOWS)
-}
 
 /// What a handler tells the dispatcher: go on with the next state, or stop for more input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -510,13 +503,6 @@ mod tests {
             proptest::prop_assert_eq!(lt_is_text_throughout(&rest, line_start_before), expected);
         }
 
-        #[test]
-        fn zero_bytes_marks_exactly_the_zero_bytes(word: [u8; 8]) {
-            let marks = zero_bytes(u64::from_le_bytes(word)).to_le_bytes();
-            for (b, m) in word.iter().zip(marks) {
-                proptest::prop_assert_eq!(m, if *b == 0 { 0x80 } else { 0 });
-            }
-        }
     }
 
     #[test]

@@ -1,0 +1,92 @@
+//! Eight bytes at a time in a `u64` ("SIMD within a register"): the one way the hot paths find a
+//! few given bytes in a short window, where `memchr`'s set-up costs more than the scan (a streamed
+//! token; the dozen bytes between two references of entity-escaped code).
+
+/// The byte 1 in every lane.
+const ONES: u64 = u64::from_le_bytes([1; 8]);
+/// Every lane's low seven bits.
+const LOWS: u64 = u64::from_le_bytes([0x7f; 8]);
+/// Every lane's high bit.
+const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+
+/// A word's bytes, the first byte in the lowest lane.
+#[inline]
+pub(crate) fn word(bytes: [u8; 8]) -> u64 {
+    u64::from_le_bytes(bytes)
+}
+
+/// The high bit of each lane of `v` that is not zero, and some low bits (masked off by callers).
+#[inline]
+fn nonzero(v: u64) -> u64 {
+    ((v & LOWS) + LOWS) | v
+}
+
+/// The high bit of each lane of `word` that holds one of `needles`, and no other bit: exact in
+/// every lane (the shorter `(v - ONES) & !v` test may mark a lane above a match), so a caller
+/// may walk every match, not only the first.
+#[inline]
+pub(crate) fn find<const N: usize>(word: u64, needles: [u8; N]) -> u64 {
+    let mut misses = !0u64;
+    for n in needles {
+        misses &= nonzero(word ^ (ONES * u64::from(n)));
+    }
+    !(misses | LOWS)
+}
+
+/// Like [`find`], one operation cheaper per needle, where only the first match counts: the
+/// lowest mark is exact, marks above a match may be false (a zero lane's borrow). The escaped-text
+/// scan, which stops at its first special byte, measured 1.9% fewer instructions with it.
+#[inline]
+pub(crate) fn find_first<const N: usize>(word: u64, needles: [u8; N]) -> u64 {
+    let mut marks = 0;
+    for n in needles {
+        let v = word ^ (ONES * u64::from(n));
+        marks |= v.wrapping_sub(ONES) & !v;
+    }
+    marks & HIGHS
+}
+
+/// The lane (byte index in the word) of the lowest mark of `marks`, which is not zero.
+#[inline]
+pub(crate) fn first(marks: u64) -> usize {
+    (marks.trailing_zeros() / 8) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// Every lane holding a needle is marked, and no other lane, whatever the other bytes
+        /// (a lane above a match included: the borrow of the shorter test would mark it).
+        #[test]
+        fn find_marks_exactly_the_lanes_of_the_needles(
+            bytes in proptest::collection::vec(proptest::sample::select(
+                vec![0u8, 1, b'<', b'=', b'&', b'\r', 0x7f, 0x80, 0xbc, 0xff]), 8),
+        ) {
+            let bytes: [u8; 8] = bytes.try_into().unwrap();
+            let marks = find(word(bytes), [b'<', b'&', b'\r']).to_le_bytes();
+            for (b, m) in bytes.iter().zip(marks) {
+                let hit = matches!(b, b'<' | b'&' | b'\r');
+                proptest::prop_assert_eq!(m, if hit { 0x80 } else { 0 });
+            }
+            let zeros = find(word(bytes), [0]).to_le_bytes();
+            for (b, m) in bytes.iter().zip(zeros) {
+                proptest::prop_assert_eq!(m, if *b == 0 { 0x80 } else { 0 });
+            }
+        }
+
+        /// Both finders' lowest mark is the first needle, or neither marks anything.
+        #[test]
+        fn first_is_the_first_needle(
+            bytes in proptest::collection::vec(proptest::sample::select(
+                vec![0u8, 1, b'<', b'=', b'&', 0x7f, 0x80, 0xff]), 8),
+        ) {
+            let bytes: [u8; 8] = bytes.try_into().unwrap();
+            let expected = bytes.iter().position(|&b| b == b'<' || b == b'&');
+            for marks in [find(word(bytes), [b'<', b'&']), find_first(word(bytes), [b'<', b'&'])] {
+                proptest::prop_assert_eq!((marks != 0).then(|| first(marks)), expected);
+            }
+        }
+    }
+}
