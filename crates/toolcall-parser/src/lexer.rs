@@ -586,6 +586,9 @@ impl Lexer {
         let limit = bytes.len().min(pos + MAX_TAG_BYTES);
         let scan_from = i;
         let close = loop {
+            if quote == 0 {
+                i = next_tag_byte(bytes, i, limit);
+            }
             if i >= limit {
                 scanned(i - scan_from);
                 if i >= pos + MAX_TAG_BYTES || is_final {
@@ -737,6 +740,26 @@ fn next_special(bytes: &[u8], from: usize) -> Option<usize> {
             .map(|k| i + k);
     }
     memchr3(b'<', b'&', b'\r', &bytes[i..]).map(|k| i + k)
+}
+
+/// The next `>`, `<` or quote in `bytes[from..limit]` (outside a quoted value, the bytes a tag's
+/// scan acts on), else `limit`; a word at a time, since tags are short.
+#[inline]
+fn next_tag_byte(bytes: &[u8], from: usize, limit: usize) -> usize {
+    if from >= limit {
+        return limit;
+    }
+    let (words, tail) = bytes[from..limit].as_chunks::<8>();
+    for (k, &word) in words.iter().enumerate() {
+        let hits = swar::find_first(swar::word(word), [b'>', b'<', b'"', b'\'']);
+        if hits != 0 {
+            return from + 8 * k + swar::first(hits);
+        }
+    }
+    let at = limit - tail.len();
+    (tail.iter())
+        .position(|&b| matches!(b, b'>' | b'<' | b'"' | b'\''))
+        .map_or(limit, |k| at + k)
 }
 
 /// Up to this many bytes of CDATA (a streamed chunk) are scanned bytewise: `memmem` and
@@ -1022,6 +1045,20 @@ mod tests {
                 short_cdata_end(&rest, is_final),
                 lexer.long_cdata_end(&rest, 0, 0, is_final)
             );
+        }
+
+        /// A tag's scan stops at the first `>`, `<` or quote, word by word or in the tail.
+        #[test]
+        fn next_tag_byte_finds_the_first_byte_a_tag_scan_acts_on(
+            bytes in proptest::collection::vec(proptest::sample::select(b"ab<>\"'=".to_vec()), 0..40),
+            from in 0usize..40,
+            limit in 0usize..40,
+        ) {
+            let limit = limit.min(bytes.len());
+            let expected = (from..limit)
+                .find(|&i| matches!(bytes[i], b'>' | b'<' | b'"' | b'\''))
+                .unwrap_or(limit);
+            proptest::prop_assert_eq!(next_tag_byte(&bytes, from, limit), expected);
         }
 
         /// The bytewise tail of `next_special` finds what `memchr3` finds.
