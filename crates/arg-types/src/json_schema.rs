@@ -31,6 +31,11 @@ use std::collections::HashSet;
 /// would need resolving themselves contribute nothing.
 const MAX_RESOLVE_DEPTH: usize = 32;
 
+/// How many `anyOf`/`oneOf` branches deep, and how many schemas in all, one search for a
+/// property visits ([`SchemaDoc::property`]).
+const MAX_PROPERTY_HOPS: usize = 16;
+const MAX_PROPERTY_VISITS: usize = 256;
+
 /// How many schemas one resolution resolves at most (a bound on breadth, where
 /// [`MAX_RESOLVE_DEPTH`] bounds depth: `allOf` lists of references to `allOf` lists would
 /// otherwise grow exponentially).
@@ -159,6 +164,67 @@ impl<'a> SchemaDoc<'a> {
     {
         let mut budget = MAX_RESOLVE_PARTS;
         self.resolve_in(s, 0, &mut budget, &mut Vec::new())
+    }
+
+    /// The schema of property `name` of the object schema `s`: `s`'s own `properties` entry,
+    /// else the first `anyOf` or `oneOf` branch, in order, that declares it (through `$ref` and
+    /// `allOf`, and branches of branches); `None` when no part of `s` names it. A tool whose
+    /// root schema is `{"anyOf": [{"properties": …}]}` (or whose object argument offers its
+    /// members in branches) has its members typed as the engines type them: each name looked up
+    /// across the branches (docs/FORMAT.md §5.3). Bounded: at most 16 branches deep and 256
+    /// schemas visited in one search, past which the name is not found.
+    ///
+    /// ```
+    /// use arg_types::json_schema::SchemaDoc;
+    /// use serde_json::json;
+    /// let root = json!({"type": "object", "properties": {"a": {"type": "string"}},
+    ///     "anyOf": [{"properties": {"n": {"$ref": "#/$defs/n"}}}, {"properties": {"n": false}}],
+    ///     "$defs": {"n": {"type": "integer"}}});
+    /// let doc = SchemaDoc::new(&root);
+    /// assert_eq!(doc.property(&root, "a").as_deref(), Some(&json!({"type": "string"})));
+    /// assert_eq!(doc.property(&root, "n").as_deref(), Some(&json!({"type": "integer"})));
+    /// assert_eq!(doc.property(&root, "z"), None);
+    /// ```
+    pub fn property<'s>(&self, s: &'s Json, name: &str) -> Option<Cow<'s, Json>>
+    where
+        'a: 's,
+    {
+        let mut visits = MAX_PROPERTY_VISITS;
+        self.property_in(s, name, 0, &mut visits)
+    }
+
+    fn property_in<'s>(
+        &self,
+        s: &'s Json,
+        name: &str,
+        hops: usize,
+        visits: &mut usize,
+    ) -> Option<Cow<'s, Json>>
+    where
+        'a: 's,
+    {
+        // Branches that refer back to their own schema would be explored 2^16 times and more.
+        if hops > MAX_PROPERTY_HOPS || *visits == 0 {
+            return None;
+        }
+        *visits -= 1;
+        let own = |r: &Json| r.get("properties").and_then(|p| p.get(name)).cloned();
+        match self.resolve(s) {
+            Cow::Borrowed(r) => {
+                if let Some(p) = r.get("properties").and_then(|p| p.get(name)) {
+                    return Some(self.resolve(p));
+                }
+                (alternatives(r)?.iter()).find_map(|b| self.property_in(b, name, hops + 1, visits))
+            }
+            Cow::Owned(o) => {
+                if let Some(p) = own(&o) {
+                    return Some(Cow::Owned(self.resolve(&p).into_owned()));
+                }
+                (alternatives(&o)?.iter())
+                    .find_map(|b| self.property_in(b, name, hops + 1, visits))
+                    .map(|c| Cow::Owned(c.into_owned()))
+            }
+        }
     }
 
     /// `chain`: the `$ref` targets being resolved around this call (nodes of the document, by
@@ -449,6 +515,21 @@ pub fn accepts(s: &Json, ty: &str) -> bool {
         types.is_empty() || types.contains(&ty) || (ty == "integer" && types.contains(&"number"))
     }
     at(s, ty, 0)
+}
+
+/// The schema of argument `name` of a tool whose input schema is `root`: [`SchemaDoc::property`]
+/// of the root, through `$ref`, `allOf` and `anyOf`/`oneOf` branches; the one way every crate
+/// finds an argument's schema.
+///
+/// ```
+/// use arg_types::json_schema::argument_schema;
+/// use serde_json::json;
+/// let root = json!({"oneOf": [{"properties": {"n": {"type": "integer"}}}]});
+/// assert_eq!(argument_schema(&root, "n").as_deref(), Some(&json!({"type": "integer"})));
+/// assert!(argument_schema(&root, "m").is_none());
+/// ```
+pub fn argument_schema<'s>(root: &'s Json, name: &str) -> Option<Cow<'s, Json>> {
+    SchemaDoc::new(root).property(root, name)
 }
 
 /// The `anyOf` alternatives of a schema, else its `oneOf` ones; `None` when it has neither

@@ -47,7 +47,9 @@
 //! assert_eq!(type_raw("007", None, &root).value, Value::String("007".into()));
 //! ```
 
-use crate::json_schema::{SchemaDoc, alternatives, enum_values, merge_into, types};
+use crate::json_schema::{
+    SchemaDoc, alternatives, argument_schema, enum_values, merge_into, types,
+};
 use crate::literal::{LiteralError, parse_json, parse_python};
 use crate::number::Decimal;
 use crate::schema::{describe_any_of, describe_enum, describe_types, integer, number, same};
@@ -212,14 +214,12 @@ where
 {
     let resolved = input_schema.map(|root| SchemaDoc::new(root).resolve(root));
     let object = resolved.as_deref().and_then(Json::as_object);
-    let properties = object
-        .and_then(|o| o.get("properties"))
-        .and_then(Json::as_object);
     let additional = object.and_then(|o| o.get("additionalProperties"));
     let root = input_schema.unwrap_or(&Json::Null);
     let mut out = TypedArguments::default();
     for (name, text) in args {
-        let schema = match properties.and_then(|p| p.get(name.as_ref())) {
+        let property = input_schema.and_then(|r| argument_schema(r, name.as_ref()));
+        let schema = match property.as_deref() {
             Some(s) => Some(s),
             None => match additional {
                 Some(extra @ Json::Object(_)) => Some(extra),

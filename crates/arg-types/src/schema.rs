@@ -237,9 +237,6 @@ fn count_elements(e: &Element) -> usize {
     n
 }
 
-/// How many schemas one search for a property through `anyOf`/`oneOf` branches may visit.
-const MAX_PROPERTY_VISITS: usize = 256;
-
 static ANY: Json = Json::Bool(true);
 
 struct Coercer<'a> {
@@ -457,8 +454,21 @@ impl<'a> Coercer<'a> {
         {
             return Some(Value::Null);
         }
+        // An object's members choose among the branches: those that declare every member are
+        // tried first, in order, then the others, so that a member only a later branch names is
+        // typed by that branch rather than read blind by an earlier one (docs/FORMAT.md §5.3).
+        let mut order: Vec<&Json> = merged.iter().collect();
+        if let [single] = els
+            && single.has_child_elements()
+        {
+            order.sort_by_key(|b| {
+                !single
+                    .child_elements()
+                    .all(|m| self.doc.property(b, &m.name).is_some())
+            });
+        }
         let mut failures = Vec::new();
-        for b in &merged {
+        for b in order {
             match self.attempt(|c| c.group(els, b, path)) {
                 Ok(v) => return Some(v),
                 Err(errors) => failures.push(errors),
@@ -589,9 +599,8 @@ impl<'a> Coercer<'a> {
                     .child_elements()
                     .next()
                     .map_or("", |c| c.name.as_str());
-                let mut visits = MAX_PROPERTY_VISITS;
                 let item = item_schema(s, 0).unwrap_or(&ANY);
-                if self.describes_property(item, child_name, 0, &mut visits) {
+                if self.doc.property(item, child_name).is_some() {
                     vec![*single]
                 } else {
                     array_items(els)
@@ -609,39 +618,6 @@ impl<'a> Coercer<'a> {
             }
         }
         ok.then_some(Value::Array(out))
-    }
-
-    /// Whether `schema` (an item schema) is an object schema naming `name` among its properties,
-    /// looking through `$ref`, `allOf`, `anyOf` and `oneOf`.
-    fn describes_property(
-        &self,
-        schema: &Json,
-        name: &str,
-        hops: usize,
-        visits: &mut usize,
-    ) -> bool {
-        // Branches that refer back to their own schema would be explored 2^16 times and more.
-        if hops > 16 || *visits == 0 {
-            return false;
-        }
-        *visits -= 1;
-        let schema = self.doc.resolve(schema);
-        let Json::Object(s) = schema.as_ref() else {
-            return false;
-        };
-        if s.get("properties")
-            .and_then(Json::as_object)
-            .is_some_and(|p| p.contains_key(name))
-        {
-            return true;
-        }
-        ["anyOf", "oneOf"].iter().any(|k| {
-            s.get(*k).and_then(Json::as_array).is_some_and(|branches| {
-                branches
-                    .iter()
-                    .any(|b| self.describes_property(b, name, hops + 1, visits))
-            })
-        })
     }
 
     fn object(&mut self, e: &Element, s: &Json, path: &str) -> Option<Map> {
@@ -682,7 +658,9 @@ impl<'a> Coercer<'a> {
             } else {
                 format!("{path}.{name}")
             };
-            let member_schema = match props.get(name) {
+            // The member's own property, else one a branch of `s` declares.
+            let declared = self.doc.property(s, name);
+            let member_schema = match declared.as_deref() {
                 Some(schema) => schema,
                 None if additional == &Json::Bool(false) => {
                     // At most 12 names: the message of each unknown member stays short, however

@@ -527,6 +527,55 @@ fn any_of_takes_the_first_branch_that_fits() {
     );
 }
 
+/// FORMAT §5.3: the branches of an object that declare every member are tried first, so a
+/// member only a later branch names is typed by it (smg's MiniMax-M3 suite, nested composite
+/// property schemas); with no branch declaring them all, the first that fits still wins.
+#[test]
+fn members_choose_the_object_branch() {
+    let schema = props(json!({"nested": {"type": "object", "oneOf": [
+        {"properties": {"string_list": {"type": "array", "items": {"type": "string"}}}},
+        {"properties": {"number_list": {"type": "array", "items": {"type": "number"}}}}
+    ]}}));
+    let m = coerce(
+        "<arguments><nested><number_list><item>12</item><item>34</item></number_list></nested></arguments>",
+        &schema,
+    );
+    assert_eq!(m["nested"].to_string(), r#"{"number_list":[12,34]}"#);
+    let m = coerce(
+        "<arguments><nested><string_list><item>12</item></string_list></nested></arguments>",
+        &schema,
+    );
+    assert_eq!(m["nested"].to_string(), r#"{"string_list":["12"]}"#);
+    let m = coerce(
+        "<arguments><nested><other>7</other></nested></arguments>",
+        &schema,
+    );
+    assert_eq!(m["nested"].to_string(), r#"{"other":7}"#);
+}
+
+/// FORMAT §5.3: a root schema whose properties are in `anyOf`/`oneOf` branches types the
+/// arguments by the branch that names each (it was read as a schema with no properties, so
+/// `n` was inferred and `tags` read blind).
+#[test]
+fn root_alternatives_type_the_arguments() {
+    let schema = json!({"type": "object", "anyOf": [{"properties": {
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "n": {"type": "string"}
+    }}]});
+    let m = coerce(
+        "<arguments><tags><item>1</item><item>2</item></tags><n>5</n></arguments>",
+        &schema,
+    );
+    assert_eq!(m["tags"].to_string(), r#"["1","2"]"#);
+    assert_eq!(m["n"], s("5"));
+    let raw = arg_types::raw::type_raw_arguments(
+        [("n", "5")],
+        Some(&json!({"oneOf": [
+        {"$ref": "#/$defs/b"}], "$defs": {"b": {"properties": {"n": {"type": "integer"}}}}})),
+    );
+    assert_eq!(raw.arguments["n"], Value::Int(5));
+}
+
 #[test]
 fn any_of_reports_the_branch_that_got_deepest() {
     let schema = props(json!({"e": {"anyOf": [

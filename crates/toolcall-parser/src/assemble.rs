@@ -748,11 +748,11 @@ impl Assembler {
     pub(crate) fn argument_is_string(&self, tool: Option<&str>, name: &str) -> bool {
         let Some(property) = tool
             .and_then(|t| self.opts.schemas.as_ref()?.get(t))
-            .and_then(|s| s.get("properties")?.get(name))
+            .and_then(|s| arg_types::json_schema::argument_schema(s, name))
         else {
             return false;
         };
-        let types = arg_types::json_schema::types(property);
+        let types = arg_types::json_schema::types(&property);
         types.contains(&"string") && types.iter().all(|t| *t == "string" || *t == "null")
     }
 
@@ -765,8 +765,8 @@ impl Assembler {
         let property = (self.opts.schemas.as_ref())
             .zip(core.tool_name.as_deref())
             .and_then(|(schemas, tool)| schemas.get(tool))
-            .and_then(|schema| schema.get("properties")?.get(name));
-        property.is_none_or(|p| arg_types::json_schema::accepts(p, ty))
+            .and_then(|schema| arg_types::json_schema::argument_schema(schema, name));
+        property.is_none_or(|p| arg_types::json_schema::accepts(&p, ty))
     }
 
     /// Pushes the text decoded since the last delta, if any, as an event of argument `name`.

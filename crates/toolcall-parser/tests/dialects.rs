@@ -1608,3 +1608,26 @@ fn raw_value_fast_path_equals_the_general_path() {
         }
     }
 }
+
+/// FORMAT §5.3 "An argument's schema": a tool whose properties are in root `anyOf` branches
+/// has them found there by every dialect rule that asks: a parameter tag the schema names ends
+/// the value before it (§9.1 rule 3; it was text, the branch's name being unknown), and the
+/// values are typed by the branch (`n` was the string "5").
+#[test]
+fn root_alternatives_name_and_type_the_parameters() {
+    let mut s = ToolSchemas::default();
+    s.insert(
+        "t",
+        serde_json::json!({"type": "object", "anyOf": [{"properties": {
+            "a": {"type": "string"}, "n": {"type": "integer"}}}]}),
+    );
+    let opts = opts(Dialect::Qwen3Coder).with_schemas(Arc::new(s));
+    let r = parse(
+        "<tool_call>\n<function=t>\n<parameter=a>\nx\n<parameter=n>\n5\n</parameter>\n</function>\n</tool_call>",
+        &opts,
+    );
+    assert_eq!(r.calls().len(), 1, "{:?}", r.errors());
+    let args = &r.calls()[0].arguments;
+    assert_eq!(args["a"].as_str(), Some("x"));
+    assert_eq!(args["n"], toolcall_parser::Value::Int(5));
+}

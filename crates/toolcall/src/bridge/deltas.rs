@@ -451,10 +451,8 @@ impl ToolCallDeltas {
     /// comes whole when it ends.
     fn tool_argument(&mut self, index: usize, argument: Arc<str>, out: &mut Vec<DeltaEvent>) {
         let streams = self.tool_schema(index).is_some_and(|schema| {
-            schema
-                .get("properties")
-                .and_then(|p| p.get(&*argument))
-                .is_some_and(|p| arg_types::json_schema::types(p) == ["string"])
+            arg_types::json_schema::argument_schema(schema, &argument)
+                .is_some_and(|p| arg_types::json_schema::types(&p) == ["string"])
         });
         let Some(call) = self.calls.get_mut(&index).filter(|c| !c.held) else {
             return;
@@ -501,8 +499,8 @@ impl ToolCallDeltas {
         let Some(schema) = self.tool_schema(index) else {
             return true;
         };
-        match schema.get("properties").and_then(|p| p.get(name)) {
-            Some(p) => arg_types::json_schema::types(p) == ["string"],
+        match arg_types::json_schema::argument_schema(schema, name) {
+            Some(p) => arg_types::json_schema::types(&p) == ["string"],
             None => !schema
                 .get("additionalProperties")
                 .is_some_and(serde_json::Value::is_object),
