@@ -1004,6 +1004,109 @@ fn kimi_rule_7_deltas_are_exactly_the_value() {
     }
 }
 
+/// Rule 1: one space after `<|open|>`/`<|close|>` and before `<|sep|>` (a detokenizer's, between
+/// special tokens and text) is read as none; attribute values have the template's escaping
+/// (`&quot;`, `&amp;`) undone. Dynamo's and smg's Kimi-K3 suites.
+#[test]
+fn kimi_rule_1_spaced_markers_and_escaped_attributes() {
+    let r = kimi(
+        "<|open|> call tool=\"calc\" index=\"1\" <|sep|><|open|> argument key=\"x\" type=\"number\" \
+         <|sep|>5<|close|> argument <|sep|><|open|>argument key=\"k&amp;q&quot;\"<|sep|>v\
+         <|close|>argument<|sep|><|close|> call <|sep|>",
+    );
+    assert_eq!(r.calls().len(), 1, "{:?}", r.errors());
+    assert_eq!(r.calls()[0].tool_name, "calc");
+    assert_eq!(r.calls()[0].arguments["x"].as_i64(), Some(5));
+    assert_eq!(r.calls()[0].arguments["k&q\""].as_str(), Some("v"));
+    // Two spaces are not a detokenizer's: prose.
+    let text = "<|open|>  call tool=\"calc\"<|sep|><|close|>call<|sep|>";
+    assert!(kimi(text).calls().is_empty());
+    assert!(Dialect::KimiK3.call_markers().contains(&"<|open|> call"));
+}
+
+/// Rule 8: the message's channel markers are layout: the `response` channel's text is the
+/// answer (prose), the `tools` channel holds the calls, the message close and `<|end_of_msg|>`
+/// are dropped; a channel marker where `<|close|>call<|sep|>` was due ends the call with a
+/// `missing_call_closer` repair. vLLM's, Dynamo's and smg's Kimi-K3 parsers strip them too.
+#[test]
+fn kimi_rule_8_channel_markers_are_layout() {
+    let call = "<|open|>call tool=\"calc\" index=\"1\"<|sep|><|open|>argument key=\"x\" \
+                type=\"number\"<|sep|>5<|close|>argument<|sep|><|close|>call<|sep|>";
+    let r = kimi(&format!(
+        "<|open|>response<|sep|>The answer.<|close|>response<|sep|><|open|>tools<|sep|>{call}\
+         <|close|>tools<|sep|><|close|>message<|sep|><|end_of_msg|>"
+    ));
+    assert_eq!(r.calls().len(), 1);
+    assert_eq!(r.prose(), "The answer.");
+    // A prompt that opened the response channel: the answer, then its close.
+    assert_eq!(
+        kimi("42<|close|>response<|sep|><|close|>message<|sep|>").prose(),
+        "42"
+    );
+    // Other markers stay text.
+    let text = "<|open|>tools x=\"1\"<|sep|><|open|>other<|sep|><|close|>call<|sep|>";
+    assert_eq!(kimi(text).prose(), text);
+    // The call's close missing before the tools channel closes.
+    let cut = call.strip_suffix("<|close|>call<|sep|>").unwrap();
+    let r = kimi(&format!(
+        "<|open|>tools<|sep|>{cut}<|close|>tools<|sep|>after"
+    ));
+    assert_eq!(r.calls()[0].arguments["x"].as_i64(), Some(5));
+    assert_eq!(repairs(&r), [RepairKind::MissingCallCloser]);
+    assert_eq!(r.prose(), "after");
+    // Reasoning is the think channel (docs/FORMAT.md §10).
+    assert_eq!(
+        Dialect::KimiK3.reasoning_markers(),
+        ("<|open|>think<|sep|>", "<|close|>think<|sep|>")
+    );
+}
+
+/// Rule 9: a call's arguments may be one `json` block, a JSON object read as Hermes's
+/// `arguments` are (the first of a repeated name stands); anything else in it is an error.
+#[test]
+fn kimi_rule_9_a_json_block_holds_all_the_arguments() {
+    let r = kimi(
+        "<|open|>call tool=\"run\" index=\"2\"<|sep|><|open|>json type=\"object\"<|sep|>\
+         {\"b\": 1,  \"a\": [2 , 3], \"b\": 9}<|close|>json<|sep|>\n<|close|>call<|sep|>",
+    );
+    assert_eq!(r.calls().len(), 1, "{:?}", r.errors());
+    assert_eq!(
+        serde_json::to_value(toolcall_parser::Value::Object(
+            r.calls()[0].arguments.clone()
+        ))
+        .expect("arguments"),
+        serde_json::json!({"b": 1, "a": [2, 3]})
+    );
+    assert_eq!(repairs(&r), [RepairKind::DuplicateArgument]);
+    for (body, kind) in [
+        (
+            "<|open|>json<|sep|>[1]<|close|>json<|sep|>",
+            ErrorKind::InvalidJson,
+        ),
+        (
+            "<|open|>json<|sep|>{\"a\": <|close|>json<|sep|>",
+            ErrorKind::InvalidJson,
+        ),
+        (
+            "<|open|>json<|sep|>{}<|close|>json<|sep|><|open|>argument key=\"a\"<|sep|>1\
+             <|close|>argument<|sep|>",
+            ErrorKind::UnexpectedElement,
+        ),
+        (
+            "<|open|>argument key=\"a\"<|sep|>1<|close|>argument<|sep|><|open|>json<|sep|>{}\
+             <|close|>json<|sep|>",
+            ErrorKind::UnexpectedElement,
+        ),
+    ] {
+        let r = kimi(&format!(
+            "<|open|>call tool=\"f\"<|sep|>{body}<|close|>call<|sep|>after"
+        ));
+        assert!(r.calls().is_empty(), "{body}");
+        assert_eq!(r.errors()[0].kind, kind, "{body}");
+        assert_eq!(r.prose(), "after", "{body}");
+    }
+}
+
 // ----- auto (docs/FORMAT.md §9.7) --------------------------------------------------------------
 
 fn auto(text: &str) -> ParseResult {

@@ -10,7 +10,10 @@
 //! not XML tags (to the lexer `<|` is a literal `<`), so the grammar finds them itself with
 //! `memchr`/`memmem`. Values are raw text as in the Qwen3-Coder family (one layout newline each
 //! side dropped, a close marker inside a value structural only when what follows it is); the
-//! `type` attribute types them, the tool's schema where it says nothing usable.
+//! `type` attribute types them, the tool's schema where it says nothing usable. A call's
+//! arguments may instead be one `json` block. The message's channel markers around the calls
+//! (`<|open|>response<|sep|>`, `<|open|>tools<|sep|>`, their closes, the message's close and
+//! `<|end_of_msg|>`) are layout; the `think` channel is the reasoning block.
 //!
 //! ```text
 //!  Prose ──<|open|>call …<|sep|>──► Call ◄───────────────────────────────┐
@@ -20,15 +23,16 @@
 //! ```
 
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
-use crate::call::{Encoding, RepairKind};
+use crate::call::{ArgumentEncoding, Encoding, RepairKind};
 use crate::dialect::scan::{Flow, Input, RawValue, is_blank, non_blank};
-use crate::dialect::{Dialect, Grammar};
+use crate::dialect::{Dialect, Grammar, hermes};
 use crate::error::ErrorKind;
 use crate::event::StreamEvent;
 use crate::names::{is_placeholder, is_valid_name};
 use crate::options::ParseOptions;
-use arg_types::Value;
+use arg_types::{Map, Value};
 use memchr::{memchr, memmem};
+use std::borrow::Cow;
 use std::ops::Range;
 
 const OPEN: &str = "<|open|>";
@@ -36,7 +40,23 @@ const CLOSE: &str = "<|close|>";
 const SEP: &str = "<|sep|>";
 const CALL: &str = "call";
 const ARGUMENT: &str = "argument";
-const CALL_PROBE: &str = "<|open|>call";
+const JSON: &str = "json";
+const JSON_CLOSE: &str = "<|close|>json<|sep|>";
+/// The message's end token, written after its last channel: layout, like the channel markers.
+const END_OF_MSG: &str = "<|end_of_msg|>";
+
+/// Whether `mark` frames the message's channels rather than holding a call: the `response`
+/// channel's markers (the answer between them is prose), the `tools` channel's (the calls
+/// between them are read) and the message's close. They are layout, never prose (docs/FORMAT.md
+/// §9.6 rule 8); the `think` channel is the reasoning block (§10).
+fn is_framing(mark: Mark<'_>) -> bool {
+    match mark {
+        Mark::Open { name, attributes } => {
+            attributes.is_empty() && matches!(name, "response" | "tools")
+        }
+        Mark::Close(name) => matches!(name, "response" | "tools" | "message"),
+    }
+}
 
 /// Longest marker (from `<|` to the end of its `<|sep|>`); a longer one is text.
 const MAX_MARKER_BYTES: usize = 1024;
@@ -110,6 +130,8 @@ impl Marks {
         self.resume = None;
         let sep_at = from + i;
         let inner = &inp.w[at - inp.base + head..sep_at - inp.base];
+        // One space after `<|open|>`/`<|close|>`: a detokenizer's between special tokens.
+        let inner = inner.strip_prefix(' ').unwrap_or(inner);
         let len = sep_at + SEP.len() - at;
         let n = inner
             .bytes()
@@ -128,7 +150,7 @@ impl Marks {
                 return Marked::Text;
             }
             Marked::Mark(Mark::Open { name, attributes }, len)
-        } else if rest.is_empty() {
+        } else if rest.is_empty() || rest == " " {
             Marked::Mark(Mark::Close(name), len)
         } else {
             Marked::Text
@@ -165,12 +187,18 @@ fn attributes_of(s: &str) -> Option<Vec<(&str, &str)>> {
     }
 }
 
-/// The value of attribute `name`, trimmed.
-fn attribute<'a>(attributes: &'a str, name: &str) -> Option<&'a str> {
-    attributes_of(attributes)?
+/// The value of attribute `name`, trimmed, with the chat template's escaping undone: `&quot;`
+/// is `"` and `&amp;` is `&` (the template escapes `&` first, so `&quot;` is undone first).
+fn attribute<'a>(attributes: &'a str, name: &str) -> Option<Cow<'a, str>> {
+    let value = attributes_of(attributes)?
         .into_iter()
         .find(|(k, _)| *k == name)
-        .map(|(_, v)| v.trim())
+        .map(|(_, v)| v.trim())?;
+    Some(if value.contains('&') {
+        Cow::Owned(value.replace("&quot;", "\"").replace("&amp;", "&"))
+    } else {
+        Cow::Borrowed(value)
+    })
 }
 
 /// The grammar's state; each variant holds what it needs.
@@ -184,6 +212,13 @@ enum State {
     Value { call: Box<Call>, param: Param },
     /// A close marker inside a value: structural or text, as what follows decides.
     Closing(Closing),
+    /// Inside a `json` block (the call's arguments as one JSON object, from absolute `from`),
+    /// its close searched for up to `scanned`.
+    Json {
+        call: Box<Call>,
+        from: usize,
+        scanned: usize,
+    },
     /// After an error: read to the call's end.
     Skip { call: Box<Call> },
 }
@@ -208,6 +243,8 @@ enum Close {
 struct Call {
     core: CallCore,
     args: Vec<(RawArgument, Option<Value>)>,
+    /// The arguments of a `json` block, once read.
+    json: Option<Map>,
 }
 
 #[derive(Debug)]
@@ -251,9 +288,10 @@ impl Grammar for KimiK3 {
         }
         let from = match &self.state {
             State::Prose => self.pos,
-            State::Call { call } | State::Value { call, .. } | State::Skip { call } => {
-                call.core.start
-            }
+            State::Call { call }
+            | State::Value { call, .. }
+            | State::Json { call, .. }
+            | State::Skip { call } => call.core.start,
             State::Closing(c) => c.call.core.start,
         };
         from.min(self.asm.prose_start)
@@ -278,6 +316,11 @@ impl KimiK3 {
                 State::Call { call } => self.call(inp, call, out),
                 State::Value { call, param } => self.value(inp, call, param, out),
                 State::Closing(c) => self.closing(inp, c, out),
+                State::Json {
+                    call,
+                    from,
+                    scanned,
+                } => self.json(inp, call, from, scanned),
                 State::Skip { call } => self.skip(inp, call, out),
             };
             self.state = next;
@@ -315,19 +358,17 @@ impl KimiK3 {
             };
             let at = inp.base + rel + i;
             let s = inp.from(at);
-            let n = s.len().min(CALL_PROBE.len());
-            if s[..n] != CALL_PROBE.as_bytes()[..n] {
-                self.pos = at + 1;
-                continue;
-            }
-            let marked = if n < CALL_PROBE.len() {
-                if inp.is_final {
-                    Marked::Text
-                } else {
-                    Marked::NeedMore
+            let marked = match s.get(1) {
+                Some(b'|') if s.starts_with(END_OF_MSG.as_bytes()) => {
+                    Marked::Mark(Mark::Close(END_OF_MSG), END_OF_MSG.len())
                 }
-            } else {
-                self.marks.at(inp, at)
+                Some(b'|') | None => match self.marks.at(inp, at) {
+                    Marked::Text if !inp.is_final && END_OF_MSG.as_bytes().starts_with(s) => {
+                        Marked::NeedMore
+                    }
+                    marked => marked,
+                },
+                Some(_) => Marked::Text,
             };
             let (attributes, len) = match marked {
                 Marked::NeedMore => {
@@ -342,12 +383,20 @@ impl KimiK3 {
                     },
                     len,
                 ) => (attributes, len),
+                Marked::Mark(mark, len) if mark == Mark::Close(END_OF_MSG) || is_framing(mark) => {
+                    // Layout: the prose before it is emitted, the marker itself is not.
+                    self.asm.emit_prose(inp.w, inp.base, at, out);
+                    self.asm.prose_start = at + len;
+                    self.pos = at + len;
+                    continue;
+                }
                 _ => {
                     self.pos = at + 1;
                     continue;
                 }
             };
             let name = attribute(attributes, "tool");
+            let name = name.as_deref();
             if name.is_some_and(is_placeholder)
                 || !self.asm.may_begin_call(inp.w, inp.base, at, out)
             {
@@ -357,6 +406,7 @@ impl KimiK3 {
             let mut call = Box::new(Call {
                 core: CallCore::new(self.asm.next_index(), at, at + len),
                 args: Vec::new(),
+                json: None,
             });
             self.asm.begin_call(inp.w, inp.base, &call.core, out);
             self.pos = at + len;
@@ -418,15 +468,42 @@ impl KimiK3 {
                     self.error(inp, &mut call, ErrorKind::UnexpectedElement, msg, at);
                     return (State::Skip { call }, Flow::Again);
                 };
-                let ty = attribute(attributes, "type").map(str::to_owned);
-                match self.open_argument(inp, &mut call, key, ty, (at, at + len), out) {
+                if call.json.is_some() {
+                    let msg = "a call's arguments are one json block or argument markers, \
+                               not both"
+                        .to_owned();
+                    self.error(inp, &mut call, ErrorKind::UnexpectedElement, msg, at);
+                    return (State::Skip { call }, Flow::Again);
+                }
+                let ty = attribute(attributes, "type").map(Cow::into_owned);
+                match self.open_argument(inp, &mut call, &key, ty, (at, at + len), out) {
                     Some(param) => (State::Value { call, param }, Flow::Again),
                     None => (State::Skip { call }, Flow::Again),
                 }
             }
+            Some(Mark::Open { name: JSON, .. }) if call.args.is_empty() && call.json.is_none() => {
+                self.pos = at + len;
+                (
+                    State::Json {
+                        call,
+                        from: at + len,
+                        scanned: at + len,
+                    },
+                    Flow::Again,
+                )
+            }
             Some(Mark::Close(CALL)) => {
                 self.pos = at + len;
                 self.end_call(inp, call, at + len, out);
+                (State::Prose, Flow::Again)
+            }
+            Some(mark) if is_framing(mark) => {
+                // The channel closed where `<|close|>call<|sep|>` was due: the call ends there,
+                // repaired, and the marker is layout (docs/FORMAT.md §9.6 rule 8).
+                let kind = RepairKind::MissingCallCloser;
+                self.asm.repair(inp.w, inp.base, &mut call.core, kind, at);
+                self.end_call(inp, call, at, out);
+                self.pos = at;
                 (State::Prose, Flow::Again)
             }
             Some(Mark::Open { name: CALL, .. }) => {
@@ -637,9 +714,15 @@ impl KimiK3 {
                 Marked::NeedMore if inp.is_final => true,
                 Marked::NeedMore => return wait(call, param, at),
                 Marked::Mark(Mark::Open { name: CALL, .. }, _) => true,
-                Marked::Mark(Mark::Open { name: ARGUMENT, .. } | Mark::Close(CALL), _) => {
-                    kind == Close::Argument
-                }
+                Marked::Mark(mark, _) if is_framing(mark) => true,
+                Marked::Mark(
+                    Mark::Open {
+                        name: ARGUMENT | JSON,
+                        ..
+                    }
+                    | Mark::Close(CALL),
+                    _,
+                ) => kind == Close::Argument,
                 _ => false,
             },
         };
@@ -684,6 +767,70 @@ impl KimiK3 {
         }
     }
 
+    // ----- a json block -----------------------------------------------------------------------
+
+    /// A `json` block: the call's arguments as one JSON object, read when its close marker
+    /// `<|close|>json<|sep|>` is found (docs/FORMAT.md §9.6 rule 9); then only the call's close
+    /// may follow.
+    fn json(
+        &mut self,
+        inp: Input<'_>,
+        mut call: Box<Call>,
+        from: usize,
+        scanned: usize,
+    ) -> (State, Flow) {
+        let rest = &inp.from(scanned);
+        let Some(i) = memmem::find(rest, JSON_CLOSE.as_bytes()) else {
+            if self.asm.call_too_long(&call.core, inp.end()) {
+                self.asm.fail_too_long(inp.w, inp.base, &mut call.core);
+                return (State::Skip { call }, Flow::Again);
+            }
+            // The close may begin in the last bytes: searched again from there.
+            let scanned = inp.end().saturating_sub(JSON_CLOSE.len() - 1).max(scanned);
+            self.pos = inp.end();
+            return (
+                State::Json {
+                    call,
+                    from,
+                    scanned,
+                },
+                Flow::Stop,
+            );
+        };
+        let close = scanned + i;
+        if self.asm.call_too_long(&call.core, close + JSON_CLOSE.len()) {
+            self.asm.fail_too_long(inp.w, inp.base, &mut call.core);
+            return (State::Skip { call }, Flow::Again);
+        }
+        self.pos = close + JSON_CLOSE.len();
+        let text = &inp.w[from - inp.base..close - inp.base];
+        match hermes::read_arguments(text) {
+            Ok((map, dropped)) => {
+                if dropped > 0 {
+                    let kind = RepairKind::DuplicateArgument;
+                    self.asm.repair(inp.w, inp.base, &mut call.core, kind, from);
+                    self.asm.repair_more(&mut call.core, kind, dropped - 1);
+                }
+                call.core.encodings = (map.keys())
+                    .map(|k| ArgumentEncoding {
+                        argument: k.clone(),
+                        encoding: Encoding::Json,
+                    })
+                    .collect();
+                call.json = Some(map);
+                (State::Call { call }, Flow::Again)
+            }
+            Err((offset, kind, msg, cause)) => {
+                let at = non_blank(inp, from).unwrap_or(from).min(close) + offset;
+                self.error(inp, &mut call, kind, msg, at.min(close));
+                if let (Some(e), Some(cause)) = (call.core.error.as_mut(), cause) {
+                    e.cause = Some(crate::error::Cause::new(cause));
+                }
+                (State::Skip { call }, Flow::Again)
+            }
+        }
+    }
+
     // ----- the call's end ---------------------------------------------------------------------
 
     fn end_call(
@@ -693,8 +840,10 @@ impl KimiK3 {
         end: usize,
         out: &mut Vec<StreamEvent>,
     ) {
-        let Call { core, args, .. } = *call;
-        let arguments = if args.iter().all(|(_, v)| v.is_none()) {
+        let Call { core, args, json } = *call;
+        let arguments = if let Some(map) = json {
+            Arguments::Json(map)
+        } else if args.iter().all(|(_, v)| v.is_none()) {
             Arguments::Raw(args.into_iter().map(|(a, _)| a).collect())
         } else {
             Arguments::Typed(args)
@@ -744,7 +893,7 @@ impl KimiK3 {
     fn finish(&mut self, inp: Input<'_>, out: &mut Vec<StreamEvent>) {
         let end = inp.end();
         let call = match std::mem::take(&mut self.state) {
-            State::Call { call } | State::Skip { call } => Some(call),
+            State::Call { call } | State::Skip { call } | State::Json { call, .. } => Some(call),
             State::Value { mut call, .. } | State::Closing(Closing { mut call, .. }) => {
                 call.core.delta.clear();
                 Some(call)

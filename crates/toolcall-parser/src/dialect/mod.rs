@@ -117,7 +117,9 @@ dialects! {
     /// writes Qwen3-Coder's form).
     Step3 = "step3" => |opts, progress| invoke::Invoke::new(opts, progress, &invoke::STEP3);
     /// Kimi-K3: `<|open|>call tool="f"<|sep|><|open|>argument key="p" type="string"<|sep|>v
-    /// <|close|>argument<|sep|><|close|>call<|sep|>` (docs/FORMAT.md §9.6).
+    /// <|close|>argument<|sep|><|close|>call<|sep|>` (or a `json` block of arguments), in a
+    /// message whose `response`/`tools` channel markers are layout and whose `think` channel is
+    /// the reasoning block (docs/FORMAT.md §9.6).
     KimiK3 = "kimi-k3" => |opts, progress| kimi_k3::KimiK3::new(opts, progress);
     /// MiniMax-M3: `]<]minimax[>[<invoke name="f">` calls in `]<]minimax[>[<tool_call>` blocks,
     /// arguments as nested elements, every tag after the `]<]minimax[>[` marker.
@@ -133,6 +135,7 @@ impl Dialect {
         match self {
             Dialect::SeedOss => ("<seed:think>", "</seed:think>"),
             Dialect::MinimaxM3 => ("<mm:think>", "</mm:think>"),
+            Dialect::KimiK3 => ("<|open|>think<|sep|>", "<|close|>think<|sep|>"),
             _ => ("<think>", "</think>"),
         }
     }
@@ -196,7 +199,7 @@ impl Dialect {
             Dialect::Anthropic => &["<function_calls>"],
             Dialect::DeepseekDsml => &["<｜DSML｜function_calls>", "<｜DSML｜tool_calls>"],
             Dialect::Step3 => &["<｜tool_calls_begin｜>"],
-            Dialect::KimiK3 => &["<|open|>call"],
+            Dialect::KimiK3 => &["<|open|>call", "<|open|> call"],
             Dialect::MinimaxM3 => &[minimax_m3::BLOCK_OPEN],
             // Every marker of the others (a test keeps the list whole).
             Dialect::Auto => &[
@@ -214,6 +217,7 @@ impl Dialect {
                 "<｜DSML｜tool_calls>",
                 "<｜tool_calls_begin｜>",
                 "<|open|>call",
+                "<|open|> call",
                 minimax_m3::BLOCK_OPEN,
             ],
         }

@@ -515,7 +515,7 @@ impl Hermes {
 
 /// Why a call's JSON could not be read: the byte offset in its text, the error's kind, a
 /// message, and serde_json's error when there is one.
-type ReadError = (usize, ErrorKind, String, Option<serde_json::Error>);
+pub(crate) type ReadError = (usize, ErrorKind, String, Option<serde_json::Error>);
 
 /// Reads the call's JSON object: its `name` and its `arguments` (an object, or a JSON string
 /// holding one; `parameters` is read the same way), and how many argument names given again
@@ -554,13 +554,27 @@ fn read(text: &str) -> Result<(String, Map, usize), ReadError> {
         }
         Some(Member::Value(_)) => return Err(invalid("\"arguments\" must be a JSON object")),
     };
-    let dropped = object.dropped;
-    let arguments = object
-        .map
-        .into_iter()
-        .map(|(k, v)| (k, Value::from(v.into_json())))
-        .collect();
+    let (arguments, dropped) = object.into_arguments();
     Ok((name, arguments, dropped))
+}
+
+/// A JSON object's text as a call's arguments, as Hermes's `arguments` object is read: its
+/// members in order, a name given again dropped (the first value stands; how many were dropped
+/// is returned). Kimi-K3's `json` block (docs/FORMAT.md §9.6 rule 9) is read by it.
+pub(crate) fn read_arguments(text: &str) -> Result<(Map, usize), ReadError> {
+    match serde_json::from_str::<Member>(text) {
+        Ok(Member::Object(object)) => Ok(object.into_arguments()),
+        Ok(Member::Value(_)) => Err((
+            0,
+            ErrorKind::InvalidJson,
+            "the arguments must be a JSON object".to_owned(),
+            None,
+        )),
+        Err(e) => {
+            let msg = format!("invalid JSON in the arguments: {e}");
+            Err((0, ErrorKind::InvalidJson, msg, Some(e)))
+        }
+    }
 }
 
 /// A JSON object whose names keep their first value, in order, and how many later ones were
@@ -573,6 +587,14 @@ pub(super) struct FirstWins {
 }
 
 impl FirstWins {
+    /// The members as arguments, and how many names given again were dropped.
+    fn into_arguments(self) -> (Map, usize) {
+        let arguments = (self.map.into_iter())
+            .map(|(k, v)| (k, Value::from(v.into_json())))
+            .collect();
+        (arguments, self.dropped)
+    }
+
     /// Takes the member `name` out, if there is one.
     fn remove(&mut self, name: &str) -> Option<Member> {
         let i = self.map.iter().position(|(k, _)| k == name)?;
