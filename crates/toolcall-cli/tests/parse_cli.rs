@@ -399,6 +399,62 @@ fn big_integers_keep_every_digit() {
     }
 }
 
+/// Integers beyond a float's range (309 digits and more, sizes doubling to 2,472) keep every
+/// digit, and the call keeps its fields, in `parse`, `stream`'s `call_finished` and a Kimi-K3
+/// `argument_value` event: the output once went through `serde_json::Value`, which cannot hold
+/// them, and printed `{"typed_by": "schema"}` alone (Dynamo's GLM suite).
+#[test]
+fn integers_beyond_a_float_keep_the_call_and_every_digit() {
+    let dir = std::env::temp_dir().join(format!("toolcall-huge-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tools = dir.join("tools.json");
+    std::fs::write(
+        &tools,
+        r#"[{"name":"inspect","inputSchema":{"type":"object","properties":{"value":{"type":"integer"}}}}]"#,
+    )
+    .unwrap();
+    let tools = tools.to_str().unwrap();
+    for digits in [309, 618, 1236, 2472] {
+        let n = format!("2{}", "0".repeat(digits - 1));
+        let replies = [
+            (
+                "glm",
+                format!(
+                    "<tool_call>inspect<arg_key>value</arg_key><arg_value>{n}</arg_value></tool_call>"
+                ),
+            ),
+            (
+                "kimi-k3",
+                format!(
+                    "<|open|>call tool=\"inspect\"<|sep|><|open|>argument key=\"value\" \
+                type=\"integer\"<|sep|>{n}<|close|>argument<|sep|><|close|>call<|sep|>"
+                ),
+            ),
+        ];
+        for (dialect, reply) in &replies {
+            for command in ["parse", "stream"] {
+                let out = toolcall(
+                    &[command, "--dialect", dialect, "--schema", tools, "-"],
+                    Some(reply),
+                );
+                let text = common::text(&out.stdout);
+                assert_eq!(out.status.code(), Some(0), "{command} {dialect}: {text}");
+                assert!(
+                    text.contains("\"tool_name\"") && text.contains("\"span\""),
+                    "{text}"
+                );
+                let written = text.matches(&format!(":{n}")).count()
+                    + text.matches(&format!(": {n}")).count();
+                let expected = match (command, *dialect) {
+                    ("stream", "kimi-k3") => 2, // argument_value, then call_finished
+                    _ => 1,
+                };
+                assert_eq!(written, expected, "{command} {dialect} {digits}: {text}");
+            }
+        }
+    }
+}
+
 /// Issue 14 item 8: `toolcall stream` reads standard input as it arrives and prints each event's
 /// line as soon as it is certain: the first line arrives while the input is still open, before
 /// its second part is written. (The wait is a guard against a hang, not a measure of speed.)

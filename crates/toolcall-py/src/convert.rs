@@ -82,6 +82,18 @@ pub(crate) fn event_to_py<'py>(
             d.set_item(intern!(py, "argument"), &**argument)?;
             d.set_item(intern!(py, "text"), text)?;
         }
+        StreamEvent::ArgumentValue {
+            index,
+            argument,
+            value,
+        } => {
+            // Written from the value itself: an integer beyond 2^64 keeps every digit (its
+            // JSON form, below, could not hold it).
+            d.set_item(kind, intern!(py, "argument_value"))?;
+            d.set_item(intern!(py, "index"), index)?;
+            d.set_item(intern!(py, "argument"), &**argument)?;
+            d.set_item(intern!(py, "value"), value_to_py(py, value)?)?;
+        }
         StreamEvent::CallFinished { index, result } => {
             d.set_item(kind, intern!(py, "call_finished"))?;
             d.set_item(intern!(py, "index"), index)?;

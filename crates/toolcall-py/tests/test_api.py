@@ -181,6 +181,20 @@ def test_stream_events() -> None:
         p.feed("more")
 
 
+def test_argument_value_events_keep_integers_beyond_a_float() -> None:
+    # A declared integer's value event: every digit, as a Python int (it once went through
+    # JSON and came back None when the integer was beyond a float's range).
+    n = 2 * 10 ** 400
+    text = ('<|open|>call tool="f"<|sep|><|open|>argument key="n" type="integer"<|sep|>'
+            f"{n}<|close|>argument<|sep|><|close|>call<|sep|>")
+    p = toolcall.StreamParser(dialect="kimi-k3")
+    events = p.feed(text) + p.finish()
+    [value] = [e for e in events if e["event"] == "argument_value"]
+    assert (value["argument"], value["value"], value["index"]) == ("n", n, 0)
+    [done] = [e for e in events if e["event"] == "call_finished"]
+    assert done["call"]["arguments"]["n"] == n
+
+
 def test_stream_without_argument_deltas() -> None:
     p = toolcall.StreamParser(dialect="qwen3-coder", argument_deltas=False)
     events = [e for piece in random_pieces(QWEN, random.Random(2), 3) for e in p.feed(piece)]

@@ -160,17 +160,28 @@ fn typing(dialect: Dialect) -> Option<Typing> {
     }
 }
 
-/// Output JSON: `serde_json` values, and calls written from the call itself, so that their
-/// arguments keep every digit (`serde_json::Value` holds no integer beyond 2^64 exactly).
+/// Output JSON: `serde_json` values, and calls and events written from themselves, so that
+/// their values keep every digit (`serde_json::Value` holds no integer beyond 2^64 exactly, and
+/// none at all beyond a float's range).
 pub(crate) enum Out<'a> {
     /// A plain value.
     Value(Value),
     /// A call: its own fields, then `typed_by`.
     Call(&'a ToolCall, &'static str),
+    /// A stream event, as it serializes itself.
+    Event(&'a toolcall::parser::StreamEvent),
     /// An object, its members in order.
     Object(Vec<(&'static str, Out<'a>)>),
     /// An array.
     Array(Vec<Out<'a>>),
+}
+
+/// A call's own fields, then `typed_by`.
+#[derive(serde::Serialize)]
+struct TypedCall<'a> {
+    #[serde(flatten)]
+    call: &'a ToolCall,
+    typed_by: &'static str,
 }
 
 impl serde::Serialize for Out<'_> {
@@ -178,23 +189,11 @@ impl serde::Serialize for Out<'_> {
         use serde::ser::{SerializeMap, SerializeSeq};
         match self {
             Out::Value(v) => v.serialize(s),
-            Out::Call(call, typed_by) => {
-                let fields = match serde_json::to_value(call) {
-                    Ok(Value::Object(fields)) => fields,
-                    _ => serde_json::Map::new(),
-                };
-                let mut map = s.serialize_map(Some(fields.len() + 1))?;
-                for (k, v) in &fields {
-                    if k == "arguments" {
-                        // The typed values write themselves: every digit of a big integer.
-                        map.serialize_entry(k, &Arguments(&call.arguments))?;
-                    } else {
-                        map.serialize_entry(k, v)?;
-                    }
-                }
-                map.serialize_entry("typed_by", typed_by)?;
-                map.end()
-            }
+            // Written by the output's own serializer, never through `serde_json::Value`: an
+            // integer beyond the range of a float cannot be held there, and the call's fields
+            // were lost with it (Dynamo's suite: a 309-digit integer printed `{"typed_by": …}`).
+            Out::Call(call, typed_by) => TypedCall { call, typed_by }.serialize(s),
+            Out::Event(event) => event.serialize(s),
             Out::Object(members) => {
                 let mut map = s.serialize_map(Some(members.len()))?;
                 for (k, v) in members {
@@ -210,20 +209,6 @@ impl serde::Serialize for Out<'_> {
                 seq.end()
             }
         }
-    }
-}
-
-/// A call's arguments, written by the values themselves.
-struct Arguments<'a>(&'a toolcall::args::Map);
-
-impl serde::Serialize for Arguments<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut map = s.serialize_map(Some(self.0.len()))?;
-        for (k, v) in self.0 {
-            map.serialize_entry(k, v)?;
-        }
-        map.end()
     }
 }
 

@@ -129,7 +129,7 @@ fn event_json<'a>(e: &'a StreamEvent, options: &ParseOptions) -> Out<'a> {
             ]),
             Err(err) => Out::Value(json!({"event": "reasoning_call", "error": error_json(err)})),
         },
-        other => Out::Value(serde_json::to_value(other).unwrap_or(Value::Null)),
+        other => Out::Event(other),
     }
 }
 
