@@ -105,8 +105,9 @@ impl<'a> SchemaDoc<'a> {
     }
 
     /// The target of a local reference: `#` (the root) or `#` followed by a JSON Pointer
-    /// (`#/$defs/x`, `#/definitions/x`, `#/properties/a`); `None` for other references and
-    /// for pointers to nothing.
+    /// (`#/$defs/x`, `#/definitions/x`, `#/properties/a`), percent-decoded first as a URI
+    /// fragment is (RFC 6901 §6: `#/$defs/a%20b` names `a b`); `None` for other references,
+    /// for a fragment that does not decode to UTF-8, and for pointers to nothing.
     ///
     /// ```
     /// use arg_types::json_schema::SchemaDoc;
@@ -116,14 +117,21 @@ impl<'a> SchemaDoc<'a> {
     /// assert_eq!(doc.pointer("#"), Some(&root));
     /// assert_eq!(doc.pointer("#/$defs/y"), None);
     /// assert_eq!(doc.pointer("other.json#/x"), None);
+    /// let spaced = serde_json::json!({"$defs": {"a b": {"type": "integer"}, "é": {}}});
+    /// let doc = SchemaDoc::new(&spaced);
+    /// assert_eq!(doc.pointer("#/$defs/a%20b"), Some(&serde_json::json!({"type": "integer"})));
+    /// assert_eq!(doc.pointer("#/$defs/%C3%A9"), Some(&serde_json::json!({})));
+    /// assert_eq!(doc.pointer("#/$defs/%C3"), None);
     /// ```
     pub fn pointer(&self, reference: &str) -> Option<&'a Json> {
         let fragment = reference.strip_prefix('#')?;
         if fragment.is_empty() {
-            Some(self.root)
-        } else {
-            self.root.pointer(fragment)
+            return Some(self.root);
         }
+        if !fragment.contains('%') {
+            return self.root.pointer(fragment);
+        }
+        self.root.pointer(&percent_decode(fragment)?)
     }
 
     /// `s` with its `$ref` followed and its `allOf` members merged in, recursively, as one
@@ -530,6 +538,32 @@ pub fn accepts(s: &Json, ty: &str) -> bool {
 /// ```
 pub fn argument_schema<'s>(root: &'s Json, name: &str) -> Option<Cow<'s, Json>> {
     SchemaDoc::new(root).property(root, name)
+}
+
+/// `s` with each `%XX` (two hexadecimal digits) replaced by that byte; `None` when the result is
+/// not UTF-8. A `%` not followed by two hexadecimal digits stays as it is.
+fn percent_decode(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (
+            bytes[i],
+            bytes.get(i + 1).and_then(|&b| hex(b)),
+            bytes.get(i + 2).and_then(|&b| hex(b)),
+        ) {
+            (b'%', Some(hi), Some(lo)) => {
+                out.push((hi * 16 + lo) as u8);
+                i += 3;
+            }
+            (b, _, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 /// The `anyOf` alternatives of a schema, else its `oneOf` ones; `None` when it has neither

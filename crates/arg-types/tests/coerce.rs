@@ -592,6 +592,27 @@ fn any_of_reports_the_branch_that_got_deepest() {
     );
 }
 
+/// FORMAT §5.3: a reference's fragment is percent-decoded before it is read as a JSON Pointer
+/// (RFC 6901 §6), `~1`/`~0` escapes after; an undecodable one resolves to nothing (accepts
+/// anything). Dynamo's GLM and Qwen3-Coder suites: `#/$defs/postal%20code` was never resolved.
+#[test]
+fn percent_encoded_references_resolve() {
+    let schema = json!({
+        "$defs": {"a b": {"type": "integer"}, "café+": {"type": "integer"}, "a/b~c": {"type": "integer"}},
+        "properties": {
+            "x": {"$ref": "#/$defs/a%20b"},
+            "y": {"$ref": "#/$defs/caf%c3%a9+"},
+            "z": {"$ref": "#/$defs/a%7E1b%7E0c"},
+            "w": {"$ref": "#/$defs/%FF"}
+        }
+    });
+    let m = coerce("<arguments><x>42</x><y>7</y><z>1</z><w>007</w></arguments>", &schema);
+    assert_eq!(m["x"], Value::Int(42));
+    assert_eq!(m["y"], Value::Int(7));
+    assert_eq!(m["z"], Value::Int(1));
+    assert_eq!(m["w"], Value::Int(7), "unresolved: inferred blind");
+}
+
 #[test]
 fn refs_and_all_of() {
     // pydantic v2 style: $defs and $ref; v1 style: definitions and allOf with one $ref.
