@@ -606,7 +606,10 @@ fn percent_encoded_references_resolve() {
             "w": {"$ref": "#/$defs/%FF"}
         }
     });
-    let m = coerce("<arguments><x>42</x><y>7</y><z>1</z><w>007</w></arguments>", &schema);
+    let m = coerce(
+        "<arguments><x>42</x><y>7</y><z>1</z><w>007</w></arguments>",
+        &schema,
+    );
     assert_eq!(m["x"], Value::Int(42));
     assert_eq!(m["y"], Value::Int(7));
     assert_eq!(m["z"], Value::Int(1));

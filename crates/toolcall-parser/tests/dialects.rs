@@ -1054,6 +1054,33 @@ fn kimi_rule_8_channel_markers_are_layout() {
     assert_eq!(r.calls()[0].arguments["x"].as_i64(), Some(5));
     assert_eq!(repairs(&r), [RepairKind::MissingCallCloser]);
     assert_eq!(r.prose(), "after");
+    // After an argument's close (the call's close missing): a channel's close or the message's
+    // end ends the call, repaired; a channel's opener is the value's text.
+    let open = call
+        .strip_suffix("<|close|>argument<|sep|><|close|>call<|sep|>")
+        .unwrap();
+    for end in [
+        "<|close|>tools<|sep|>",
+        "<|close|>message<|sep|>",
+        "<|end_of_msg|>",
+    ] {
+        let r = kimi(&format!("{open}<|close|>argument<|sep|>{end}after"));
+        assert_eq!(r.calls()[0].arguments["x"].as_i64(), Some(5), "{end}");
+        assert_eq!(repairs(&r), [RepairKind::MissingCallCloser], "{end}");
+        assert_eq!(r.prose(), "after", "{end}");
+    }
+    let r = kimi(&format!(
+        "{open}<|close|>argument<|sep|><|open|>response<|sep|>x<|close|>argument<|sep|><|close|>call<|sep|>"
+    ));
+    assert_eq!(
+        r.calls()[0].arguments["x"].as_str(),
+        Some("5<|close|>argument<|sep|><|open|>response<|sep|>x")
+    );
+    // The message's header, attributes and all.
+    let r = kimi(
+        "<|open|>message role=\"assistant\"<|sep|><|open|>response<|sep|>hi<|close|>response<|sep|>",
+    );
+    assert_eq!(r.prose(), "hi");
     // Reasoning is the think channel (docs/FORMAT.md §10).
     assert_eq!(
         Dialect::KimiK3.reasoning_markers(),
@@ -1078,7 +1105,34 @@ fn kimi_rule_9_a_json_block_holds_all_the_arguments() {
         serde_json::json!({"b": 1, "a": [2, 3]})
     );
     assert_eq!(repairs(&r), [RepairKind::DuplicateArgument]);
+    // Markers inside the object's strings are its text: the object ends where its JSON does.
+    let r = kimi(
+        "<|open|>call tool=\"run\"<|sep|><|open|>json<|sep|>{\"c\": \"a <|close|>json<|sep|> \
+         <|close|>call<|sep|> b\"}<|close|>json<|sep|><|close|>call<|sep|>",
+    );
+    assert_eq!(
+        r.calls()[0].arguments["c"].as_str(),
+        Some("a <|close|>json<|sep|> <|close|>call<|sep|> b")
+    );
+    // The JSON dialects' limits: depth and elements.
+    let limited = opts(Dialect::KimiK3).with_limits(
+        toolcall_parser::Limits::default()
+            .with_max_depth(4)
+            .with_max_elements(10),
+    );
+    for json in ["{\"a\": [[[[1]]]]}", "{\"a\": [1,2,3,4,5,6,7,8,9,10,11]}"] {
+        let text = format!(
+            "<|open|>call tool=\"f\"<|sep|><|open|>json<|sep|>{json}<|close|>json<|sep|><|close|>call<|sep|>"
+        );
+        let r = parse(&text, &limited);
+        assert!(r.calls().is_empty(), "{json}");
+        assert_eq!(r.errors()[0].kind, ErrorKind::LimitExceeded, "{json}");
+    }
     for (body, kind) in [
+        (
+            "<|open|>json<|sep|>{} x<|close|>json<|sep|>",
+            ErrorKind::UnexpectedText,
+        ),
         (
             "<|open|>json<|sep|>[1]<|close|>json<|sep|>",
             ErrorKind::InvalidJson,

@@ -26,8 +26,9 @@ use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snip
 use crate::call::{ArgumentEncoding, Encoding, RepairKind};
 use crate::dialect::scan::{Flow, Input, RawValue, is_blank, non_blank};
 use crate::dialect::{Dialect, Grammar, hermes};
-use crate::error::ErrorKind;
+use crate::error::{ErrorKind, Limit};
 use crate::event::StreamEvent;
+use crate::json_scan::{JsonScan, JsonScanner, string_bytes};
 use crate::names::{is_placeholder, is_valid_name};
 use crate::options::ParseOptions;
 use arg_types::{Map, Value};
@@ -41,20 +42,22 @@ const SEP: &str = "<|sep|>";
 const CALL: &str = "call";
 const ARGUMENT: &str = "argument";
 const JSON: &str = "json";
-const JSON_CLOSE: &str = "<|close|>json<|sep|>";
-/// The message's end token, written after its last channel: layout, like the channel markers.
+/// The message's end token, written after its last channel: layout, like the channel markers,
+/// and read as the close of an element named [`END_OF_MSG_NAME`].
 const END_OF_MSG: &str = "<|end_of_msg|>";
+const END_OF_MSG_NAME: &str = "end_of_msg";
 
-/// Whether `mark` frames the message's channels rather than holding a call: the `response`
+/// Whether `mark` frames the message's channels rather than holding a call: the message's
+/// header (`<|open|>message role="assistant"<|sep|>`, attributes allowed), the `response`
 /// channel's markers (the answer between them is prose), the `tools` channel's (the calls
-/// between them are read) and the message's close. They are layout, never prose (docs/FORMAT.md
-/// §9.6 rule 8); the `think` channel is the reasoning block (§10).
+/// between them are read), the message's close and its end token. They are layout, never prose
+/// (docs/FORMAT.md §9.6 rule 8); the `think` channel is the reasoning block (§10).
 fn is_framing(mark: Mark<'_>) -> bool {
     match mark {
         Mark::Open { name, attributes } => {
-            attributes.is_empty() && matches!(name, "response" | "tools")
+            name == "message" || (attributes.is_empty() && matches!(name, "response" | "tools"))
         }
-        Mark::Close(name) => matches!(name, "response" | "tools" | "message"),
+        Mark::Close(name) => matches!(name, "response" | "tools" | "message" | END_OF_MSG_NAME),
     }
 }
 
@@ -101,6 +104,12 @@ impl Marks {
     /// Reads the marker at absolute `at` (a `<`).
     fn at<'w>(&mut self, inp: Input<'w>, at: usize) -> Marked<'w> {
         let s = inp.from(at);
+        if s.starts_with(END_OF_MSG.as_bytes()) {
+            return Marked::Mark(Mark::Close(END_OF_MSG_NAME), END_OF_MSG.len());
+        }
+        if !inp.is_final && s.len() < END_OF_MSG.len() && END_OF_MSG.as_bytes().starts_with(s) {
+            return Marked::NeedMore;
+        }
         let (head, open) = if s.starts_with(OPEN.as_bytes()) {
             (OPEN.len(), true)
         } else if s.starts_with(CLOSE.as_bytes()) {
@@ -212,13 +221,8 @@ enum State {
     Value { call: Box<Call>, param: Param },
     /// A close marker inside a value: structural or text, as what follows decides.
     Closing(Closing),
-    /// Inside a `json` block (the call's arguments as one JSON object, from absolute `from`),
-    /// its close searched for up to `scanned`.
-    Json {
-        call: Box<Call>,
-        from: usize,
-        scanned: usize,
-    },
+    /// Inside a `json` block: the call's arguments as one JSON object.
+    Json { call: Box<Call>, json: JsonBlock },
     /// After an error: read to the call's end.
     Skip { call: Box<Call> },
 }
@@ -231,6 +235,18 @@ struct Closing {
     close: Range<usize>,
     kind: Close,
     scanned: usize,
+}
+
+/// A `json` block being read.
+#[derive(Debug)]
+struct JsonBlock {
+    /// Absolute offset of the object's `{` (before it is found, of the block's content).
+    from: usize,
+    /// Scanned up to here.
+    scanned: usize,
+    scanner: JsonScanner,
+    /// Where the object ends, once it has.
+    end: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -316,11 +332,7 @@ impl KimiK3 {
                 State::Call { call } => self.call(inp, call, out),
                 State::Value { call, param } => self.value(inp, call, param, out),
                 State::Closing(c) => self.closing(inp, c, out),
-                State::Json {
-                    call,
-                    from,
-                    scanned,
-                } => self.json(inp, call, from, scanned),
+                State::Json { call, json } => self.json(inp, call, json),
                 State::Skip { call } => self.skip(inp, call, out),
             };
             self.state = next;
@@ -359,15 +371,7 @@ impl KimiK3 {
             let at = inp.base + rel + i;
             let s = inp.from(at);
             let marked = match s.get(1) {
-                Some(b'|') if s.starts_with(END_OF_MSG.as_bytes()) => {
-                    Marked::Mark(Mark::Close(END_OF_MSG), END_OF_MSG.len())
-                }
-                Some(b'|') | None => match self.marks.at(inp, at) {
-                    Marked::Text if !inp.is_final && END_OF_MSG.as_bytes().starts_with(s) => {
-                        Marked::NeedMore
-                    }
-                    marked => marked,
-                },
+                Some(b'|') | None => self.marks.at(inp, at),
                 Some(_) => Marked::Text,
             };
             let (attributes, len) = match marked {
@@ -383,7 +387,7 @@ impl KimiK3 {
                     },
                     len,
                 ) => (attributes, len),
-                Marked::Mark(mark, len) if mark == Mark::Close(END_OF_MSG) || is_framing(mark) => {
+                Marked::Mark(mark, len) if is_framing(mark) => {
                     // Layout: the prose before it is emitted, the marker itself is not.
                     self.asm.emit_prose(inp.w, inp.base, at, out);
                     self.asm.prose_start = at + len;
@@ -483,14 +487,13 @@ impl KimiK3 {
             }
             Some(Mark::Open { name: JSON, .. }) if call.args.is_empty() && call.json.is_none() => {
                 self.pos = at + len;
-                (
-                    State::Json {
-                        call,
-                        from: at + len,
-                        scanned: at + len,
-                    },
-                    Flow::Again,
-                )
+                let json = JsonBlock {
+                    from: at + len,
+                    scanned: at + len,
+                    scanner: JsonScanner::default(),
+                    end: None,
+                };
+                (State::Json { call, json }, Flow::Again)
             }
             Some(Mark::Close(CALL)) => {
                 self.pos = at + len;
@@ -714,7 +717,11 @@ impl KimiK3 {
                 Marked::NeedMore if inp.is_final => true,
                 Marked::NeedMore => return wait(call, param, at),
                 Marked::Mark(Mark::Open { name: CALL, .. }, _) => true,
-                Marked::Mark(mark, _) if is_framing(mark) => true,
+                // A channel's close or the message's end: the call is over (it ends, repaired,
+                // in the call's state). A channel's opener there is the value's text, as any
+                // other marker is: Dynamo's suite has the string own it when the call closes
+                // later, and no later byte decides anything here.
+                Marked::Mark(mark @ Mark::Close(_), _) if is_framing(mark) => true,
                 Marked::Mark(
                     Mark::Open {
                         name: ARGUMENT | JSON,
@@ -769,46 +776,117 @@ impl KimiK3 {
 
     // ----- a json block -----------------------------------------------------------------------
 
-    /// A `json` block: the call's arguments as one JSON object, read when its close marker
-    /// `<|close|>json<|sep|>` is found (docs/FORMAT.md §9.6 rule 9); then only the call's close
-    /// may follow.
-    fn json(
-        &mut self,
-        inp: Input<'_>,
-        mut call: Box<Call>,
-        from: usize,
-        scanned: usize,
-    ) -> (State, Flow) {
-        let rest = &inp.from(scanned);
-        let Some(i) = memmem::find(rest, JSON_CLOSE.as_bytes()) else {
-            if self.asm.call_too_long(&call.core, inp.end()) {
-                self.asm.fail_too_long(inp.w, inp.base, &mut call.core);
+    /// A `json` block: the call's arguments as one JSON object (docs/FORMAT.md §9.6 rule 9). Its
+    /// end is where the object ends, found by the scanner the JSON dialects use (a marker
+    /// inside a JSON string ends nothing; depth and element limits as for Hermes), then only
+    /// `<|close|>json<|sep|>` may follow, and after it only the call's close.
+    fn json(&mut self, inp: Input<'_>, mut call: Box<Call>, mut json: JsonBlock) -> (State, Flow) {
+        let limits = &self.asm.opts.limits;
+        let (max_depth, max_values) = (limits.max_depth, limits.max_elements);
+        let Some(end) = json.end else {
+            if json.scanned == json.from {
+                // The object's first byte, after blanks.
+                let Some(at) = non_blank(inp, json.from) else {
+                    self.pos = inp.end();
+                    return (State::Json { call, json }, Flow::Stop);
+                };
+                if inp.from(at)[0] != b'{' {
+                    let msg = "a json block holds one JSON object".to_owned();
+                    self.error(inp, &mut call, ErrorKind::InvalidJson, msg, at);
+                    return (State::Skip { call }, Flow::Again);
+                }
+                json.from = at;
+                json.scanned = at;
+            }
+            let limit = (call
+                .core
+                .start
+                .saturating_add(self.asm.opts.limits.max_call_bytes))
+            .clamp(json.scanned, inp.end());
+            let window = &inp.w.as_bytes()[json.scanned - inp.base..limit - inp.base];
+            let (kind, limit_kind, msg, at) = match json.scanner.scan(window, max_depth, max_values)
+            {
+                JsonScan::End(n) => {
+                    json.end = Some(json.scanned + n);
+                    json.scanned += n;
+                    self.pos = json.scanned;
+                    return (State::Json { call, json }, Flow::Again);
+                }
+                JsonScan::More if limit < inp.end() => {
+                    self.pos = limit;
+                    self.asm.fail_too_long(inp.w, inp.base, &mut call.core);
+                    return (State::Skip { call }, Flow::Again);
+                }
+                JsonScan::More => {
+                    json.scanned = limit;
+                    self.pos = limit;
+                    return (State::Json { call, json }, Flow::Stop);
+                }
+                JsonScan::TooDeep(i) => (
+                    ErrorKind::LimitExceeded,
+                    Some(Limit::MaxDepth),
+                    format!("the call's JSON is nested deeper than {max_depth} levels"),
+                    i,
+                ),
+                JsonScan::TooMany(i) => (
+                    ErrorKind::LimitExceeded,
+                    Some(Limit::MaxElements),
+                    format!(
+                        "the call's JSON has more than {max_values} objects, arrays and values"
+                    ),
+                    i,
+                ),
+                JsonScan::Markup(i) => (
+                    ErrorKind::InvalidJson,
+                    None,
+                    "the call's JSON object is not closed before this '<'".to_owned(),
+                    i,
+                ),
+            };
+            let at = json.scanned + at;
+            self.pos = at;
+            match limit_kind {
+                Some(l) => self
+                    .asm
+                    .limit_error(inp.w, inp.base, &mut call.core, l, msg, at),
+                None => self.error(inp, &mut call, kind, msg, at),
+            }
+            return (State::Skip { call }, Flow::Again);
+        };
+        // The object is whole: `<|close|>json<|sep|>` must follow, after blanks.
+        let Some(at) = non_blank(inp, end) else {
+            self.pos = inp.end();
+            return (State::Json { call, json }, Flow::Stop);
+        };
+        let close = match self.marks.at(inp.as_if_more(), at) {
+            Marked::NeedMore => {
+                self.pos = at;
+                return (State::Json { call, json }, Flow::Stop);
+            }
+            Marked::Mark(Mark::Close(JSON), len) => at + len,
+            _ => {
+                let msg = "only <|close|>json<|sep|> may follow the block's JSON object".to_owned();
+                self.error(inp, &mut call, ErrorKind::UnexpectedText, msg, at);
                 return (State::Skip { call }, Flow::Again);
             }
-            // The close may begin in the last bytes: searched again from there.
-            let scanned = inp.end().saturating_sub(JSON_CLOSE.len() - 1).max(scanned);
-            self.pos = inp.end();
-            return (
-                State::Json {
-                    call,
-                    from,
-                    scanned,
-                },
-                Flow::Stop,
-            );
         };
-        let close = scanned + i;
-        if self.asm.call_too_long(&call.core, close + JSON_CLOSE.len()) {
-            self.asm.fail_too_long(inp.w, inp.base, &mut call.core);
-            return (State::Skip { call }, Flow::Again);
-        }
-        self.pos = close + JSON_CLOSE.len();
-        let text = &inp.w[from - inp.base..close - inp.base];
+        self.pos = close;
+        let text = &inp.w[json.from - inp.base..end - inp.base];
+        let max_argument_bytes = self.asm.opts.limits.max_argument_bytes;
         match hermes::read_arguments(text) {
+            // An argument's strings hold more than the limit (docs/FORMAT.md §7), as in Hermes.
+            Ok((map, _)) if map.values().any(|v| string_bytes(v) > max_argument_bytes) => {
+                let msg = format!("an argument is longer than {max_argument_bytes} bytes");
+                let l = Limit::MaxArgumentBytes;
+                self.asm
+                    .limit_error(inp.w, inp.base, &mut call.core, l, msg, json.from);
+                (State::Skip { call }, Flow::Again)
+            }
             Ok((map, dropped)) => {
                 if dropped > 0 {
                     let kind = RepairKind::DuplicateArgument;
-                    self.asm.repair(inp.w, inp.base, &mut call.core, kind, from);
+                    self.asm
+                        .repair(inp.w, inp.base, &mut call.core, kind, json.from);
                     self.asm.repair_more(&mut call.core, kind, dropped - 1);
                 }
                 call.core.encodings = (map.keys())
@@ -821,8 +899,7 @@ impl KimiK3 {
                 (State::Call { call }, Flow::Again)
             }
             Err((offset, kind, msg, cause)) => {
-                let at = non_blank(inp, from).unwrap_or(from).min(close) + offset;
-                self.error(inp, &mut call, kind, msg, at.min(close));
+                self.error(inp, &mut call, kind, msg, (json.from + offset).min(end));
                 if let (Some(e), Some(cause)) = (call.core.error.as_mut(), cause) {
                     e.cause = Some(crate::error::Cause::new(cause));
                 }
