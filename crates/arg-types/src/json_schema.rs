@@ -294,8 +294,9 @@ impl<'a> SchemaDoc<'a> {
         let mut result = None;
         for part in target.into_iter().chain(members) {
             match self.resolve_in(part, depth + 1, budget, chain).as_ref() {
-                Json::Object(p) => merge_with(&mut merged, p, &mut names),
-                Json::Bool(false) => {
+                Json::Object(p) if merge_with(&mut merged, p, &mut names) => {}
+                // Types that no value has in common, or a part that allows nothing.
+                Json::Object(_) | Json::Bool(false) => {
                     result = Some(Json::Bool(false));
                     break;
                 }
@@ -310,23 +311,30 @@ impl<'a> SchemaDoc<'a> {
 }
 
 /// Merges the keywords of `from` into `into` as `allOf` members merge: `properties` and
-/// `required` are united (a property `into` already has keeps its schema), any other keyword
-/// `into` already has is kept.
+/// `required` are united (a property `into` already has keeps its schema), `type`s are
+/// intersected (a value must have both: `["string", "null"]` and `"string"` are `"string"`, an
+/// `integer` is a `number`), any other keyword `into` already has is kept. Returns `false` when
+/// the two `type`s have no type in common: no value fits both, and the caller reads the merge as
+/// the schema `false`.
 ///
 /// ```
 /// use serde_json::json;
 /// let mut into = json!({"properties": {"a": {"type": "string"}}, "required": ["a"], "title": "A"});
 /// let from = json!({"properties": {"a": {}, "b": {}}, "required": ["b", "a"], "title": "B", "type": "object"});
-/// arg_types::json_schema::merge_into(into.as_object_mut().unwrap(), from.as_object().unwrap());
+/// assert!(arg_types::json_schema::merge_into(into.as_object_mut().unwrap(), from.as_object().unwrap()));
 /// assert_eq!(into, json!({
 ///     "properties": {"a": {"type": "string"}, "b": {}},
 ///     "required": ["a", "b"],
 ///     "title": "A",
 ///     "type": "object"
 /// }));
+/// let mut n = json!({"type": ["number", "null"]});
+/// assert!(arg_types::json_schema::merge_into(n.as_object_mut().unwrap(), json!({"type": "integer"}).as_object().unwrap()));
+/// assert_eq!(n, json!({"type": "integer"}));
+/// assert!(!arg_types::json_schema::merge_into(n.as_object_mut().unwrap(), json!({"type": "string"}).as_object().unwrap()));
 /// ```
-pub fn merge_into(into: &mut JsonMap<String, Json>, from: &JsonMap<String, Json>) {
-    merge_with(into, from, &mut RequiredNames::default());
+pub fn merge_into(into: &mut JsonMap<String, Json>, from: &JsonMap<String, Json>) -> bool {
+    merge_with(into, from, &mut RequiredNames::default())
 }
 
 /// [`merge_into`], with the set of the names in `into`'s `required` kept by the caller across
@@ -335,9 +343,21 @@ fn merge_with(
     into: &mut JsonMap<String, Json>,
     from: &JsonMap<String, Json>,
     names: &mut RequiredNames,
-) {
+) -> bool {
     for (k, v) in from {
         match (k.as_str(), into.get_mut(k), v) {
+            ("type", Some(have), _) => {
+                let both = common_types(have, v);
+                if both.is_empty() {
+                    return false;
+                }
+                *have = match both.as_slice() {
+                    [one] => Json::String((*one).to_owned()),
+                    many => {
+                        Json::Array(many.iter().map(|t| Json::String((*t).to_owned())).collect())
+                    }
+                };
+            }
             ("properties", Some(Json::Object(have)), Json::Object(more)) => {
                 for (name, schema) in more {
                     have.entry(name.clone()).or_insert_with(|| schema.clone());
@@ -357,6 +377,39 @@ fn merge_with(
             }
         }
     }
+    true
+}
+
+/// The JSON Schema types that two `type` keywords both allow, in `a`'s order: an `integer` is a
+/// `number` too. Names that are not types (nor aliases) are kept when both hold them, so two
+/// unknown names merge as before.
+fn common_types<'j>(a: &'j Json, b: &'j Json) -> Vec<&'j str> {
+    let list = |t: &'j Json| -> Vec<&'j str> {
+        match t {
+            Json::String(s) => vec![s.as_str()],
+            Json::Array(ts) => ts.iter().filter_map(Json::as_str).collect(),
+            _ => Vec::new(),
+        }
+    };
+    let (a, b) = (list(a), list(b));
+    let named = |t: &str| type_name(t).unwrap_or("");
+    let mut out: Vec<&str> = Vec::new();
+    for t in a {
+        let n = named(t);
+        let keep = b.iter().any(|u| {
+            let m = named(u);
+            t == *u || (!n.is_empty() && n == m) || (n == "integer" && m == "number")
+        });
+        let narrowed = (n == "number")
+            .then(|| b.iter().copied().find(|u| named(u) == "integer"))
+            .flatten();
+        match (keep, narrowed) {
+            (true, _) if !out.contains(&t) => out.push(t),
+            (false, Some(u)) if !out.contains(&u) => out.push(u),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The names of one `required` list as a set, built when first needed.
@@ -386,14 +439,16 @@ fn required_key(name: &Json) -> String {
 /// common alias of one (`float`, `double`: `number`; `int`: `integer`; `bool`: `boolean`; `str`,
 /// `text`: `string`; `dict`: `object`; `list`: `array`), leaving out any other name (`"file"`);
 /// otherwise inferred from the keywords: `object` from `properties`, `required` or
-/// `additionalProperties`, `array` from `items` or `prefixItems`. Values are not looked at (the
-/// coercer reads `enum` and `const` on their own); see [`types_with_values`].
+/// `additionalProperties`, `array` from `items` or `prefixItems`. OpenAPI's `nullable: true`
+/// beside a `type` adds `null`. Values are not looked at (the coercer reads `enum` and `const`
+/// on their own); see [`types_with_values`].
 ///
 /// ```
 /// use arg_types::json_schema::types;
 /// use serde_json::json;
 /// assert_eq!(types(&json!({"type": ["string", "null"]})), ["string", "null"]);
 /// assert_eq!(types(&json!({"type": "float"})), ["number"]);
+/// assert_eq!(types(&json!({"type": "string", "nullable": true})), ["string", "null"]);
 /// assert_eq!(types(&json!({"type": ["int", "null"]})), ["integer", "null"]);
 /// assert_eq!(types(&json!({"type": "file"})), Vec::<&str>::new());
 /// assert_eq!(types(&json!({"required": ["a"]})), ["object"]);
@@ -401,13 +456,22 @@ fn required_key(name: &Json) -> String {
 /// assert!(types(&json!({"enum": ["a"]})).is_empty());
 /// ```
 pub fn types(s: &Json) -> Vec<&str> {
-    match s.get("type") {
+    let mut named: Vec<&str> = match s.get("type") {
         Some(Json::String(t)) => type_name(t).into_iter().collect(),
         Some(Json::Array(ts)) => ts
             .iter()
             .filter_map(Json::as_str)
             .filter_map(type_name)
             .collect(),
+        _ => Vec::new(),
+    };
+    // OpenAPI's `nullable: true` (Gemini's and OpenAPI 3.0's tool schemas): null as well.
+    if !named.is_empty() && s.get("nullable") == Some(&Json::Bool(true)) && !named.contains(&"null")
+    {
+        named.push("null");
+    }
+    match s.get("type") {
+        Some(Json::String(_) | Json::Array(_)) => named,
         _ => {
             if ["properties", "required", "additionalProperties"]
                 .iter()

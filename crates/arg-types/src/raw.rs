@@ -529,9 +529,13 @@ impl<'a> Typer<'a> {
             .iter()
             .map(|b| match self.doc.resolve(b).as_ref() {
                 Json::Object(o) => {
+                    // A branch whose type the base's rules out fits nothing.
                     let mut m = o.clone();
-                    merge_into(&mut m, &base);
-                    Json::Object(m)
+                    if merge_into(&mut m, &base) {
+                        Json::Object(m)
+                    } else {
+                        Json::Bool(false)
+                    }
                 }
                 other => other.clone(),
             })

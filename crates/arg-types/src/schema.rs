@@ -440,9 +440,13 @@ impl<'a> Coercer<'a> {
         for b in branches {
             match self.doc.resolve(b).as_ref() {
                 Json::Object(o) => {
+                    // A branch whose type the base's rules out fits nothing.
                     let mut m = o.clone();
-                    merge_into(&mut m, &base);
-                    merged.push(Json::Object(m));
+                    merged.push(if merge_into(&mut m, &base) {
+                        Json::Object(m)
+                    } else {
+                        Json::Bool(false)
+                    });
                 }
                 other => merged.push(other.clone()),
             }

@@ -616,6 +616,47 @@ fn percent_encoded_references_resolve() {
     assert_eq!(m["w"], Value::Int(7), "unresolved: inferred blind");
 }
 
+/// FORMAT §5.3: `type`s that meet (`allOf` parts, a `$ref` and its siblings, an `anyOf`
+/// branch and the keywords beside it) are intersected, so a value fits them all: a branch the
+/// sibling `type` rules out fits nothing, and types with nothing in common allow no value.
+/// OpenAPI's `nullable: true` adds `null`. Dynamo's GLM, Qwen3-Coder and MiniMax-M3 suites.
+#[test]
+fn meeting_types_intersect_and_nullable_adds_null() {
+    let schema = json!({
+        "$defs": {"scalar": {"type": ["string", "integer"]}},
+        "properties": {
+            "sibling": {"type": "string", "anyOf": [{"minLength": 1}, {"type": "null"}]},
+            "all": {"allOf": [{"type": ["string", "null"]}, {"type": "string"}]},
+            "narrowed": {"$ref": "#/$defs/scalar", "allOf": [{"type": "integer"}]},
+            "number_then_integer": {"allOf": [{"type": "number"}, {"type": "integer"}]},
+            "nullable": {"type": "string", "nullable": true},
+            "never": {"allOf": [{"type": "string"}, {"type": "integer"}]}
+        }
+    });
+    let m = coerce(
+        "<arguments><sibling>null</sibling><all>null</all><narrowed>42</narrowed>\
+         <number_then_integer>7</number_then_integer><nullable>null</nullable></arguments>",
+        &schema,
+    );
+    assert_eq!(m["sibling"], s("null"));
+    assert_eq!(m["all"], s("null"));
+    assert_eq!(m["narrowed"], Value::Int(42));
+    assert_eq!(m["number_then_integer"], Value::Int(7));
+    assert_eq!(m["nullable"], Value::Null);
+    assert!(error("<arguments><never>x</never></arguments>", &schema).contains("never"));
+    // Raw text is typed by the same reading.
+    let root = json!({"properties": {
+        "sibling": {"type": "string", "anyOf": [{"minLength": 1}, {"type": "null"}]},
+        "nullable": {"type": "integer", "nullable": true}
+    }});
+    let raw = arg_types::raw::type_raw_arguments(
+        [("sibling", "null"), ("nullable", "null")],
+        Some(&root),
+    );
+    assert_eq!(raw.arguments["sibling"], s("null"));
+    assert_eq!(raw.arguments["nullable"], Value::Null);
+}
+
 #[test]
 fn refs_and_all_of() {
     // pydantic v2 style: $defs and $ref; v1 style: definitions and allOf with one $ref.
