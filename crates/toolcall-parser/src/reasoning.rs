@@ -141,6 +141,9 @@ impl Reasoning {
 enum Phase {
     /// Before the first non-blank byte: an opening marker there begins reasoning.
     Start,
+    /// The output starts inside reasoning (`starting_open`), before its first non-blank byte:
+    /// an opening marker there repeats the prompt's and is dropped (rule 3's twin).
+    OpenStart,
     /// Inside reasoning, read up to `pos`.
     Inside,
     /// After reasoning: a repeated closing marker right after it is dropped; blanks were
@@ -203,7 +206,7 @@ impl Reasoned {
         Reasoned {
             inner,
             phase: if reasoning.starts_open {
-                Phase::Inside
+                Phase::OpenStart
             } else {
                 Phase::Start
             },
@@ -425,6 +428,27 @@ impl Reasoned {
                     } else {
                         let start = self.pos;
                         self.answer_from(w, base, start);
+                    }
+                }
+                Phase::OpenStart => {
+                    let rel = self.pos - base;
+                    let blanks = bytes[rel..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_whitespace())
+                        .count();
+                    let at = rel + blanks;
+                    let open = self.reasoning.open.as_bytes();
+                    let rest = &bytes[at..];
+                    if !open.is_empty() && rest.starts_with(open) {
+                        // The blanks before it are reasoning; the repeated marker is not.
+                        let skip = open.len();
+                        self.emit(w, base, base + rel, base + at, out);
+                        self.pos = base + at + skip;
+                        self.phase = Phase::Inside;
+                    } else if !is_final && (rest.len() < open.len() && open.starts_with(rest)) {
+                        return base + rel;
+                    } else {
+                        self.phase = Phase::Inside;
                     }
                 }
                 Phase::Inside => {

@@ -65,6 +65,23 @@ fn the_output_may_start_inside_reasoning() {
     assert_eq!(r.prose(), "answer");
 }
 
+/// FORMAT §10 rule 2: when the prompt opened reasoning, an opening marker the model writes
+/// again at the very start (after blanks, which stay reasoning) is dropped; later it is text
+/// (Dynamo's Qwen3 suite, `reasoning_prefill_consumes_a_redundant_split_opener`).
+#[test]
+fn a_repeated_opening_marker_at_the_start_of_open_reasoning_is_dropped() {
+    for d in [Dialect::Qwen3Coder, Dialect::KimiK3, Dialect::MinimaxM3] {
+        let (open, close) = d.reasoning_markers();
+        let o = opts(d, true, CallsInReasoning::End);
+        let r = parse(&format!("\n{open}hidden{close}answer"), &o);
+        assert_eq!(r.reasoning(), "\nhidden", "{d}");
+        assert_eq!(r.prose(), "answer", "{d}");
+        let r = parse(&format!("a {open}b{close}c"), &o);
+        assert_eq!(r.reasoning(), format!("a {open}b"), "{d}");
+        assert_eq!(r.prose(), "c", "{d}");
+    }
+}
+
 #[test]
 fn output_that_ends_inside_reasoning_is_all_reasoning_and_yields_no_call() {
     let o = opts(Dialect::Qwen3Coder, false, CallsInReasoning::Text);
