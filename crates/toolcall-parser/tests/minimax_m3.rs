@@ -318,6 +318,33 @@ fn rule_9_an_element_left_open_is_closed_by_the_invoke_or_block_end() {
     );
 }
 
+/// Rule 9: an enclosing element's close with only empty elements open inside it closes them
+/// empty (`unclosed_parameter`): a model's `<parent><empty></parent>` (smg's and Dynamo's
+/// MiniMax-M3 suites, reduced from real output). An open element with content is still a
+/// `mismatched_tag`.
+#[test]
+fn rule_9_an_empty_element_left_open_is_closed_by_its_parent() {
+    let text =
+        "§<tool_call>§<invoke name=\"test\">§<parent>§<empty>\n§</parent>§</invoke>§</tool_call>";
+    let r = parse(text);
+    assert_eq!(args(&r, 0), json!({"parent": {"empty": "\n"}}), "raw text, rule 6");
+    assert_eq!(repairs(&r), [RepairKind::UnclosedParameter]);
+    let typed = with_schema(
+        "test",
+        json!({"properties": {"parent": {"type": "object", "properties": {"empty": {"type": "array"}}}}}),
+    );
+    assert_eq!(
+        args(&parse_with(text, &typed), 0),
+        json!({"parent": {"empty": []}})
+    );
+    // Two levels, and the top level itself.
+    let r =
+        parse("§<tool_call>§<invoke name=\"t\">§<a>§<b>§<c>§</a>§<d>1§</d>§</invoke>§</tool_call>");
+    assert_eq!(args(&r, 0), json!({"a": {"b": {"c": ""}}, "d": "1"}));
+    let r = parse("§<tool_call>§<invoke name=\"t\">§<a>§<b>x§</a>§</invoke>§</tool_call>");
+    assert_eq!(kinds(&r), [ErrorKind::MismatchedTag]);
+}
+
 #[test]
 fn rule_10_a_call_cut_off_is_never_a_call() {
     let r = parse("§<tool_call>§<invoke name=\"f\">§<a>1§</a>§<b>§<c>2§</c>§<d>part");

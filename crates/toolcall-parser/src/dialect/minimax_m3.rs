@@ -148,7 +148,21 @@ struct Frame {
     encoding: Option<usize>,
 }
 
+/// When `name` closes an enclosing open element of `stack` (not the innermost) and every element
+/// open inside it is empty (no child, nothing but blanks): how many open elements stay open
+/// once it is closed. A model that leaves an empty container unclosed writes this.
+fn empty_inside(stack: &[Frame], name: &str) -> Option<usize> {
+    let k = stack.iter().rposition(|f| f.element.name == name)?;
+    let inside = &stack[k + 1..];
+    (!inside.is_empty() && inside.iter().all(Frame::is_empty)).then_some(k)
+}
+
 impl Frame {
+    /// Nothing read in it yet but blanks.
+    fn is_empty(&self) -> bool {
+        !self.nonblank && self.element.children.is_empty()
+    }
+
     /// The text read since the last child becomes a node of the element.
     fn flush_text(&mut self) {
         if !self.text.is_empty() {
@@ -672,6 +686,25 @@ impl MinimaxM3 {
                     if call.stack.last().is_some_and(|f| f.element.name == name) =>
                 {
                     self.close_element(&mut call, m, out);
+                    self.pos = end;
+                    if call.stack.is_empty() {
+                        return (State::Invoke { call }, Flow::Again);
+                    }
+                }
+                Read::Tag(Tag::Close(name), end) if empty_inside(&call.stack, name).is_some() => {
+                    // The close of an enclosing element, only empty elements open inside it:
+                    // their closes were left out (a model's `<parent><empty></parent>`, rule 9).
+                    self.asm.repair(
+                        inp.w,
+                        inp.base,
+                        &mut call.core,
+                        RepairKind::UnclosedParameter,
+                        m,
+                    );
+                    let keep = empty_inside(&call.stack, name).unwrap_or(0);
+                    while call.stack.len() > keep {
+                        self.close_element(&mut call, m, out);
+                    }
                     self.pos = end;
                     if call.stack.is_empty() {
                         return (State::Invoke { call }, Flow::Again);
