@@ -169,6 +169,31 @@ struct CallsInside {
     close_from: usize,
 }
 
+/// What stands at the start of the output (after blanks): the opening marker (at this index of
+/// the window), not it, or too few bytes to tell.
+enum Opening {
+    At(usize),
+    No,
+    NeedMore,
+}
+
+/// Whether the opening marker `open` follows the blanks at `bytes[rel..]`.
+fn opening_marker(bytes: &[u8], rel: usize, open: &str, is_final: bool) -> Opening {
+    let blanks = bytes[rel..]
+        .iter()
+        .take_while(|b| b.is_ascii_whitespace())
+        .count();
+    let at = rel + blanks;
+    let (open, rest) = (open.as_bytes(), &bytes[at..]);
+    if !open.is_empty() && rest.starts_with(open) {
+        Opening::At(at)
+    } else if !is_final && rest.len() < open.len() && open.starts_with(rest) {
+        Opening::NeedMore
+    } else {
+        Opening::No
+    }
+}
+
 /// A dialect's grammar behind the reasoning splitter.
 #[derive(Debug)]
 pub(crate) struct Reasoned {
@@ -410,45 +435,24 @@ impl Reasoned {
                         self.phase = Phase::Answer;
                     }
                 }
-                Phase::Start => {
-                    let rel = self.pos - base;
-                    let blanks = bytes[rel..]
-                        .iter()
-                        .take_while(|b| b.is_ascii_whitespace())
-                        .count();
-                    let at = rel + blanks;
-                    let open = self.reasoning.open.as_bytes();
-                    let rest = &bytes[at..];
-                    if !open.is_empty() && rest.starts_with(open) {
-                        // Blanks before the marker are neither reasoning nor answer.
-                        self.pos = base + at + open.len();
-                        self.phase = Phase::Inside;
-                    } else if !is_final && (rest.len() < open.len() && open.starts_with(rest)) {
-                        return base + rel;
-                    } else {
-                        let start = self.pos;
-                        self.answer_from(w, base, start);
-                    }
-                }
-                Phase::OpenStart => {
-                    let rel = self.pos - base;
-                    let blanks = bytes[rel..]
-                        .iter()
-                        .take_while(|b| b.is_ascii_whitespace())
-                        .count();
-                    let at = rel + blanks;
-                    let open = self.reasoning.open.as_bytes();
-                    let rest = &bytes[at..];
-                    if !open.is_empty() && rest.starts_with(open) {
-                        // The blanks before it are reasoning; the repeated marker is not.
-                        let skip = open.len();
-                        self.emit(w, base, base + rel, base + at, out);
-                        self.pos = base + at + skip;
-                        self.phase = Phase::Inside;
-                    } else if !is_final && (rest.len() < open.len() && open.starts_with(rest)) {
-                        return base + rel;
-                    } else {
-                        self.phase = Phase::Inside;
+                Phase::Start | Phase::OpenStart => {
+                    let open_already = self.phase == Phase::OpenStart;
+                    match opening_marker(bytes, self.pos - base, &self.reasoning.open, is_final) {
+                        Opening::NeedMore => return self.pos,
+                        Opening::At(at) => {
+                            // Blanks before the marker: neither reasoning nor answer at the
+                            // start; reasoning when the prompt opened it (the marker repeats).
+                            if open_already {
+                                self.emit(w, base, self.pos, base + at, out);
+                            }
+                            self.pos = base + at + self.reasoning.open.len();
+                            self.phase = Phase::Inside;
+                        }
+                        Opening::No if open_already => self.phase = Phase::Inside,
+                        Opening::No => {
+                            let start = self.pos;
+                            self.answer_from(w, base, start);
+                        }
                     }
                 }
                 Phase::Inside => {

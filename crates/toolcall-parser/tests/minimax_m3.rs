@@ -327,7 +327,11 @@ fn rule_9_an_empty_element_left_open_is_closed_by_its_parent() {
     let text =
         "§<tool_call>§<invoke name=\"test\">§<parent>§<empty>\n§</parent>§</invoke>§</tool_call>";
     let r = parse(text);
-    assert_eq!(args(&r, 0), json!({"parent": {"empty": "\n"}}), "raw text, rule 6");
+    assert_eq!(
+        args(&r, 0),
+        json!({"parent": {"empty": "\n"}}),
+        "raw text, rule 6"
+    );
     assert_eq!(repairs(&r), [RepairKind::UnclosedParameter]);
     let typed = with_schema(
         "test",
