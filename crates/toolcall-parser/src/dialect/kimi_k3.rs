@@ -956,7 +956,10 @@ impl KimiK3 {
                     self.end_call(inp, call, at + len, out);
                     return (State::Prose, Flow::Again);
                 }
-                Marked::Mark(Mark::Open { name: CALL, .. }, _) => {
+                // A new call, or a channel marker (rule 8): what follows is read again.
+                Marked::Mark(mark, _)
+                    if matches!(mark, Mark::Open { name: CALL, .. }) || is_framing(mark) =>
+                {
                     self.pos = at;
                     self.end_call(inp, call, at, out);
                     return (State::Prose, Flow::Again);
