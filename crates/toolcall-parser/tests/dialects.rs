@@ -1076,6 +1076,14 @@ fn kimi_rule_8_channel_markers_are_layout() {
         r.calls()[0].arguments["x"].as_str(),
         Some("5<|close|>argument<|sep|><|open|>response<|sep|>x")
     );
+    // A call read to its end after an error ends at a channel marker too: the answer after it
+    // is prose.
+    let r = kimi(
+        "<|open|>call tool=\"a\"<|sep|><|open|>json type=\"object\"<|sep|>not-json\
+         <|close|>json<|sep|><|open|>response<|sep|>hi<|close|>response<|sep|>",
+    );
+    assert_eq!(r.errors()[0].kind, ErrorKind::InvalidJson);
+    assert_eq!(r.prose(), "hi");
     // The message's header, attributes and all.
     let r = kimi(
         "<|open|>message role=\"assistant\"<|sep|><|open|>response<|sep|>hi<|close|>response<|sep|>",
