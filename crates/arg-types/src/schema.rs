@@ -27,7 +27,8 @@
 
 use crate::infer::{NumberSyntax, number_syntax, parse_float};
 use crate::json_schema::{
-    SchemaDoc, alternatives, enum_values, item_schema, merge_into, required, types,
+    BranchProperties, SchemaDoc, alternatives, enum_values, item_schema, merge_into, required,
+    types,
 };
 use crate::number::Decimal;
 use crate::tree::{
@@ -465,10 +466,12 @@ impl<'a> Coercer<'a> {
         if let [single] = els
             && single.has_child_elements()
         {
-            order.sort_by_key(|b| {
+            // Each branch is resolved already: its own `properties` are looked at, no further.
+            order.sort_by_cached_key(|b| {
+                let props = b.get("properties").and_then(Json::as_object);
                 !single
                     .child_elements()
-                    .all(|m| self.doc.property(b, &m.name).is_some())
+                    .all(|m| props.is_some_and(|p| p.contains_key(&m.name)))
             });
         }
         let mut failures = Vec::new();
@@ -652,6 +655,7 @@ impl<'a> Coercer<'a> {
         let mut ok = true;
         let members = groups(e);
         let present: HashSet<&str> = members.iter().map(|(name, _)| *name).collect();
+        let mut branches: Option<BranchProperties> = None;
         for (name, siblings) in members {
             if self.raw && path.is_empty() {
                 // Reported in document order (see below).
@@ -662,9 +666,15 @@ impl<'a> Coercer<'a> {
             } else {
                 format!("{path}.{name}")
             };
-            // The member's own property, else one a branch of `s` declares.
-            let declared = self.doc.property(s, name);
-            let member_schema = match declared.as_deref() {
+            // The member's own property, else one a branch of `s` declares (the branches walked
+            // once per object, charged to the coercion's steps).
+            if !props.contains_key(name) && branches.is_none() && alternatives(s).is_some() {
+                branches = Some(BranchProperties::within(&self.doc, s, &mut self.steps_left));
+            }
+            let declared = props
+                .get(name)
+                .or_else(|| branches.as_ref().and_then(|b| b.get(name)));
+            let member_schema = match declared {
                 Some(schema) => schema,
                 None if additional == &Json::Bool(false) => {
                     // At most 12 names: the message of each unknown member stays short, however

@@ -16,7 +16,10 @@ use crate::event::StreamEvent;
 use crate::locate::Locator;
 use crate::names::{invalid_name_message, is_valid_name};
 use crate::options::ParseOptions;
+use arg_types::json_schema::ArgumentLookup;
 use arg_types::{Map, Value};
+use serde_json::Value as Json;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 use xml_fallback::tree::Element;
@@ -54,6 +57,8 @@ pub(crate) struct Assembler {
     call_limit_reported: bool,
     /// Elements of the calls finished so far, for `max_input_elements`.
     input_elements: usize,
+    /// Argument schemas by tool, their root branches walked once ([`Assembler::argument_schema`]).
+    arguments: ArgumentLookup,
 }
 
 /// The parts of one call that do not depend on the dialect.
@@ -254,6 +259,7 @@ impl Assembler {
             calls: 0,
             call_limit_reported: false,
             input_elements: 0,
+            arguments: ArgumentLookup::default(),
         }
     }
 
@@ -742,14 +748,20 @@ impl Assembler {
 
     // ----- argument deltas --------------------------------------------------------------------
 
+    /// The schema of argument `name` of `tool`, if the tool has a schema that gives one: its own
+    /// property, else the one its root's branches declare (docs/FORMAT.md §5.3, "An argument's
+    /// schema"). The branches are walked once per tool, however many names are asked for: a
+    /// raw-text value asks at every parameter tag inside it.
+    pub(crate) fn argument_schema(&self, tool: &str, name: &str) -> Option<Cow<'_, Json>> {
+        let root = self.opts.schemas.as_ref()?.get(tool)?;
+        self.arguments.get(tool, root, name)
+    }
+
     /// Whether the schema of `tool` types its argument `name` as a string (`"type": "string"`,
     /// or a list of types that are `string` and `null`): markup inside it is its text, kept as
     /// written, and its deltas carry it as written.
     pub(crate) fn argument_is_string(&self, tool: Option<&str>, name: &str) -> bool {
-        let Some(property) = tool
-            .and_then(|t| self.opts.schemas.as_ref()?.get(t))
-            .and_then(|s| arg_types::json_schema::argument_schema(s, name))
-        else {
+        let Some(property) = tool.and_then(|t| self.argument_schema(t, name)) else {
             return false;
         };
         let types = arg_types::json_schema::types(&property);
@@ -762,10 +774,8 @@ impl Assembler {
     /// Where it may not, the schema types the text, as in every raw-text dialect (DSML's
     /// `string`, Kimi-K3's `type`: docs/FORMAT.md §9.5 rule 6, §9.6 rule 5).
     pub(crate) fn declared_fits(&self, core: &CallCore, name: &str, ty: &str) -> bool {
-        let property = (self.opts.schemas.as_ref())
-            .zip(core.tool_name.as_deref())
-            .and_then(|(schemas, tool)| schemas.get(tool))
-            .and_then(|schema| arg_types::json_schema::argument_schema(schema, name));
+        let property =
+            (core.tool_name.as_deref()).and_then(|tool| self.argument_schema(tool, name));
         property.is_none_or(|p| arg_types::json_schema::accepts(&p, ty))
     }
 

@@ -808,7 +808,7 @@ impl Invoke {
         }
         let known = match (&self.asm.opts.schemas, &call.core.tool_name) {
             (Some(schemas), Some(tool)) => match schemas.get(tool) {
-                Some(schema) => arg_types::json_schema::argument_schema(schema, &name).is_some(),
+                Some(_) => self.asm.argument_schema(tool, &name).is_some(),
                 None => true,
             },
             _ => true,

@@ -216,6 +216,8 @@ pub struct ToolCallDeltas {
     options: ParseOptions,
     calls: HashMap<usize, CallState>,
     next_index: usize,
+    /// Argument schemas by tool, each tool's root branches walked once.
+    arguments: arg_types::json_schema::ArgumentLookup,
 }
 
 impl ToolCallDeltas {
@@ -226,6 +228,7 @@ impl ToolCallDeltas {
             options,
             calls: HashMap::new(),
             next_index: 0,
+            arguments: Default::default(),
         }
     }
 
@@ -450,10 +453,9 @@ impl ToolCallDeltas {
     /// argument, or a name given again (an array, or an error), the call is held: the rest
     /// comes whole when it ends.
     fn tool_argument(&mut self, index: usize, argument: Arc<str>, out: &mut Vec<DeltaEvent>) {
-        let streams = self.tool_schema(index).is_some_and(|schema| {
-            arg_types::json_schema::argument_schema(schema, &argument)
-                .is_some_and(|p| arg_types::json_schema::types(&p) == ["string"])
-        });
+        let streams = self
+            .argument_schema(index, &argument)
+            .is_some_and(|p| arg_types::json_schema::types(&p) == ["string"]);
         let Some(call) = self.calls.get_mut(&index).filter(|c| !c.held) else {
             return;
         };
@@ -499,12 +501,23 @@ impl ToolCallDeltas {
         let Some(schema) = self.tool_schema(index) else {
             return true;
         };
-        match arg_types::json_schema::argument_schema(schema, name) {
+        match self.argument_schema(index, name) {
             Some(p) => arg_types::json_schema::types(&p) == ["string"],
             None => !schema
                 .get("additionalProperties")
                 .is_some_and(serde_json::Value::is_object),
         }
+    }
+
+    /// The schema of argument `name` of call `index`'s tool, if its schema gives one.
+    fn argument_schema(
+        &self,
+        index: usize,
+        name: &str,
+    ) -> Option<std::borrow::Cow<'_, serde_json::Value>> {
+        let tool = self.calls.get(&index)?.tool.as_deref()?;
+        self.arguments
+            .get(tool, self.options.schemas()?.get(tool)?, name)
     }
 
     /// The input schema of call `index`'s tool, if one was given.
