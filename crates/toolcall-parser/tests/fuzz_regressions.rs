@@ -818,3 +818,27 @@ fn auto_reads_a_hermes_call_with_a_cut_closer_as_hermes_does() {
     }
     assert_eq!(named.calls()[0].arguments, found.calls()[0].arguments);
 }
+
+/// `parse_mixed` (2026-11-26, night): with Kimi-K3's channel markers made layout (FORMAT §9.6
+/// rule 8), a reply with no call lost them from its prose, where the target's invariant had all
+/// of it prose. The invariant now takes them out of both; here, the inputs as found: a marker
+/// standing in text that begins no call is taken out, every other byte is prose, and a marker
+/// cut by a `<|open|` prefix is text.
+#[test]
+fn kimi_channel_markers_in_a_reply_without_calls_are_layout() {
+    let opts = ParseOptions::default().with_dialect(toolcall_parser::Dialect::KimiK3);
+    for (text, prose) in [
+        (
+            "Ok. <|open|>call tool=\"f\" index=\"1ool_call> <|open|Bargum<|open|>tools<|sep|>teger done",
+            "Ok. <|open|>call tool=\"f\" index=\"1ool_call> <|open|Bargumteger done",
+        ),
+        (
+            "<~open|>argument key=\"n\" 4ype=\"integ<|end_of_msg|>er?<2sep|>3 done",
+            "<~open|>argument key=\"n\" 4ype=\"integer?<2sep|>3 done",
+        ),
+    ] {
+        let r = assert_chunking_invariant(text, &opts);
+        assert!(r.calls().is_empty() && r.errors().is_empty(), "{text}");
+        assert_eq!(r.prose(), prose);
+    }
+}
