@@ -142,11 +142,9 @@ fn check(text: &str, opts: &ParseOptions, r: &ParseResult) {
     if calls.is_empty() && errors.is_empty() {
         if opts.dialect() == Dialect::KimiK3 {
             // Kimi-K3's channel markers are layout, not prose (docs/FORMAT.md §9.6 rule 8): the
-            // prose is the input less such markers. Whatever looks like one is taken out of both
-            // (again and again: taking one out may join the pieces of another); what is left
-            // must agree.
+            // prose is the input less those markers, as the rule reads them.
             assert_eq!(
-                without_kimi_layout(&prose),
+                prose,
                 without_kimi_layout(read),
                 "with no call and no error, everything but channel markers is prose"
             );
@@ -165,53 +163,95 @@ fn check(text: &str, opts: &ParseOptions, r: &ParseResult) {
     );
 }
 
-/// `s` with everything that looks like a Kimi-K3 channel marker taken out, until nothing does:
-/// `<|end_of_msg|>`, and `<|open|>` or `<|close|>` followed (after one space at most) by
-/// `response`, `tools` or `message`, up to the next `<|sep|>`. It takes out more than the
-/// grammar does (`<|open|>responsex<|sep|>`, a marker too long), which is harmless when it is
-/// taken out of both sides alike.
+/// `s` less its Kimi-K3 channel markers, read left to right as docs/FORMAT.md §9.6 rules 1
+/// and 8 say (a reference, written apart from the grammar): `<|end_of_msg|>`; `<|open|>`, one
+/// space at most, `response` or `tools`, blanks, `<|sep|>`; `<|open|>`, one space at most,
+/// `message`, then nothing or a blank and `key="value"` attributes, `<|sep|>`; `<|close|>`, one
+/// space at most, `response`, `tools` or `message`, one space at most, `<|sep|>`; each at most
+/// 1,024 bytes, ending at the first `<|sep|>`.
 fn without_kimi_layout(s: &str) -> String {
-    let mut s = s.to_owned();
-    loop {
-        let mut out = String::with_capacity(s.len());
-        let mut rest = s.as_str();
-        let mut changed = false;
-        while let Some(i) = rest.find("<|") {
-            out.push_str(&rest[..i]);
-            let at = &rest[i..];
-            let cut = if at.starts_with("<|end_of_msg|>") {
-                Some("<|end_of_msg|>".len())
-            } else {
-                ["<|open|>", "<|close|>"]
-                    .iter()
-                    .find(|head| at.starts_with(**head))
-                    .and_then(|head| {
-                        let inner = &at[head.len()..];
-                        let name = inner.strip_prefix(' ').unwrap_or(inner);
-                        let sep = inner.find("<|sep|>")?;
-                        ["response", "tools", "message"]
-                            .iter()
-                            .any(|n| name.starts_with(n))
-                            .then_some(head.len() + sep + "<|sep|>".len())
-                    })
+    let is_blank = |c: char| matches!(c, ' ' | '\t' | '\n' | '\r');
+    // `key="value"` (or single-quoted) pairs separated by blanks.
+    let attributes = |mut a: &str| -> bool {
+        loop {
+            a = a.trim_start_matches(is_blank);
+            if a.is_empty() {
+                return true;
+            }
+            let n = a
+                .bytes()
+                .position(|b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'-'))
+                .unwrap_or(a.len());
+            if n == 0 {
+                return false;
+            }
+            a = a[n..].trim_start_matches([' ', '\t']);
+            let Some(rest) = a.strip_prefix('=') else {
+                return false;
             };
-            match cut {
-                Some(n) => {
-                    rest = &at[n..];
-                    changed = true;
-                }
-                None => {
-                    out.push_str("<|");
-                    rest = &at[2..];
-                }
+            a = rest.trim_start_matches([' ', '\t']);
+            let Some(q) = a.chars().next().filter(|&c| c == '"' || c == '\'') else {
+                return false;
+            };
+            let Some(close) = a[1..].find(q) else {
+                return false;
+            };
+            a = &a[close + 2..];
+            if !a.is_empty() && !a.starts_with(is_blank) {
+                return false;
             }
         }
-        out.push_str(rest);
-        if !changed {
-            return out;
+    };
+    let marker = |at: &str| -> Option<usize> {
+        if at.starts_with("<|end_of_msg|>") {
+            return Some("<|end_of_msg|>".len());
         }
-        s = out;
+        let (head, open) = if at.starts_with("<|open|>") {
+            ("<|open|>", true)
+        } else if at.starts_with("<|close|>") {
+            ("<|close|>", false)
+        } else {
+            return None;
+        };
+        let sep = at[head.len()..].find("<|sep|>")? + head.len();
+        let len = sep + "<|sep|>".len();
+        if len > 1024 {
+            return None;
+        }
+        let inner = &at[head.len()..sep];
+        let inner = inner.strip_prefix(' ').unwrap_or(inner);
+        let n = inner
+            .bytes()
+            .position(|b| !(b.is_ascii_alphanumeric() || b == b'_'))
+            .unwrap_or(inner.len());
+        let (name, rest) = inner.split_at(n);
+        let framing = if open {
+            let attrs_ok = rest.is_empty() || (rest.starts_with(is_blank) && attributes(rest));
+            attrs_ok
+                && match name {
+                    "response" | "tools" => rest.trim_matches(is_blank).is_empty(),
+                    "message" => true,
+                    _ => false,
+                }
+        } else {
+            (rest.is_empty() || rest == " ") && matches!(name, "response" | "tools" | "message")
+        };
+        framing.then_some(len)
+    };
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('<') {
+        out.push_str(&rest[..i]);
+        match marker(&rest[i..]) {
+            Some(n) => rest = &rest[i + n..],
+            None => {
+                out.push('<');
+                rest = &rest[i + 1..];
+            }
+        }
     }
+    out.push_str(rest);
+    out
 }
 
 /// A call read from the XML form, written by `to_xml` and read again, is the same call: blind

@@ -836,6 +836,12 @@ fn kimi_channel_markers_in_a_reply_without_calls_are_layout() {
             "<~open|>argument key=\"n\" 4ype=\"integ<|end_of_msg|>er?<2sep|>3 done",
             "<~open|>argument key=\"n\" 4ype=\"integer?<2sep|>3 done",
         ),
+        // A candidate that is no marker (its first `<|sep|>` ends another name) is text, and the
+        // marker inside it is still one.
+        (
+            "<!<|open|>response<!<|open|>response<|sep|>all<|sep|> done",
+            "<!<|open|>response<!all<|sep|> done",
+        ),
     ] {
         let r = assert_chunking_invariant(text, &opts);
         assert!(r.calls().is_empty() && r.errors().is_empty(), "{text}");
