@@ -47,15 +47,12 @@
 //! assert_eq!(type_raw("007", None, &root).value, Value::String("007".into()));
 //! ```
 
-use crate::json_schema::{
-    BranchProperties, SchemaDoc, alternatives, enum_values, merge_into, types,
-};
+use crate::json_schema::{SchemaDoc, alternatives, enum_values, merge_into, types};
 use crate::literal::{LiteralError, parse_json, parse_python};
 use crate::number::Decimal;
 use crate::schema::{describe_any_of, describe_enum, describe_types, integer, number, same};
 use crate::{Map, Value};
 use serde_json::Value as Json;
-use std::borrow::Cow;
 use std::cell::{Cell, OnceCell};
 
 /// How many schemas one reading may visit (through `anyOf`, `oneOf`, type lists).
@@ -218,19 +215,13 @@ where
     let additional = object.and_then(|o| o.get("additionalProperties"));
     let root = input_schema.unwrap_or(&Json::Null);
     let mut out = TypedArguments::default();
-    let doc = input_schema.map(SchemaDoc::new);
-    // The properties the root's branches declare, walked once per call at the first name the
+    // The properties the root's branches declare: walked once per call, at the first name the
     // root's own `properties` do not hold.
-    let mut branches: Option<BranchProperties> = None;
+    let (mut branches, mut visits) = (None, MAX_VISITS);
     for (name, text) in args {
-        let mut property = (doc.as_ref().zip(input_schema))
-            .and_then(|(doc, root)| doc.own_property(root, name.as_ref()));
-        if property.is_none()
-            && let (Some(doc), Some(root)) = (doc.as_ref(), input_schema)
-        {
-            let branches = branches.get_or_insert_with(|| BranchProperties::of(doc, root));
-            property = branches.get(name.as_ref()).map(Cow::Borrowed);
-        }
+        let property = input_schema.and_then(|root| {
+            SchemaDoc::new(root).member(root, name.as_ref(), &mut branches, &mut visits)
+        });
         let schema = match property.as_deref() {
             Some(s) => Some(s),
             None => match additional {

@@ -27,8 +27,7 @@
 
 use crate::infer::{NumberSyntax, number_syntax, parse_float};
 use crate::json_schema::{
-    BranchProperties, SchemaDoc, alternatives, enum_values, item_schema, merge_into, required,
-    types,
+    SchemaDoc, alternatives, enum_values, item_schema, merge_into, required, types,
 };
 use crate::number::Decimal;
 use crate::tree::{
@@ -607,7 +606,8 @@ impl<'a> Coercer<'a> {
                     .next()
                     .map_or("", |c| c.name.as_str());
                 let item = item_schema(s, 0).unwrap_or(&ANY);
-                if self.doc.property(item, child_name).is_some() {
+                let steps = &mut self.steps_left;
+                if (self.doc.member(item, child_name, &mut None, steps)).is_some() {
                     vec![*single]
                 } else {
                     array_items(els)
@@ -655,7 +655,7 @@ impl<'a> Coercer<'a> {
         let mut ok = true;
         let members = groups(e);
         let present: HashSet<&str> = members.iter().map(|(name, _)| *name).collect();
-        let mut branches: Option<BranchProperties> = None;
+        let mut branches = None;
         for (name, siblings) in members {
             if self.raw && path.is_empty() {
                 // Reported in document order (see below).
@@ -668,13 +668,8 @@ impl<'a> Coercer<'a> {
             };
             // The member's own property, else one a branch of `s` declares (the branches walked
             // once per object, charged to the coercion's steps).
-            if !props.contains_key(name) && branches.is_none() && alternatives(s).is_some() {
-                branches = Some(BranchProperties::within(&self.doc, s, &mut self.steps_left));
-            }
-            let declared = props
-                .get(name)
-                .or_else(|| branches.as_ref().and_then(|b| b.get(name)));
-            let member_schema = match declared {
+            let declared = (self.doc).member(s, name, &mut branches, &mut self.steps_left);
+            let member_schema = match declared.as_deref() {
                 Some(schema) => schema,
                 None if additional == &Json::Bool(false) => {
                     // At most 12 names: the message of each unknown member stays short, however
