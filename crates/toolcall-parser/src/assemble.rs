@@ -746,6 +746,42 @@ impl Assembler {
         }
     }
 
+    /// A call's arguments read as one JSON object (Hermes, Kimi-K3's `json` block), the object
+    /// at absolute `at`: `None`, the call being that limit's error, when an argument's strings
+    /// hold more than `max_argument_bytes` (docs/FORMAT.md §7); else the arguments, the names
+    /// given again (`dropped`, their first value standing) recorded as `duplicate_argument`
+    /// repairs and every argument's encoding JSON.
+    pub(crate) fn json_arguments(
+        &mut self,
+        w: &str,
+        base: usize,
+        core: &mut CallCore,
+        arguments: Map,
+        dropped: usize,
+        at: usize,
+    ) -> Option<Map> {
+        let max = self.opts.limits.max_argument_bytes;
+        if arguments
+            .values()
+            .any(|v| crate::json_scan::string_bytes(v) > max)
+        {
+            let msg = format!("an argument is longer than {max} bytes");
+            self.limit_error(w, base, core, Limit::MaxArgumentBytes, msg, at);
+            return None;
+        }
+        if dropped > 0 {
+            self.repair(w, base, core, RepairKind::DuplicateArgument, at);
+            self.repair_more(core, RepairKind::DuplicateArgument, dropped - 1);
+        }
+        core.encodings = (arguments.keys())
+            .map(|k| ArgumentEncoding {
+                argument: k.clone(),
+                encoding: Encoding::Json,
+            })
+            .collect();
+        Some(arguments)
+    }
+
     // ----- argument deltas --------------------------------------------------------------------
 
     /// The schema of argument `name` of `tool`, if the tool has a schema that gives one: its own

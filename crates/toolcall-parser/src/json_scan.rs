@@ -1,9 +1,10 @@
-//! JSON objects inside markup: the legacy `<tool>{…}</tool>` form (docs/FORMAT.md §1.3) and
-//! Hermes' `<tool_call>{…}</tool_call>` (§9.2).
+//! JSON objects inside markup: the legacy `<tool>{…}</tool>` form (docs/FORMAT.md §1.3),
+//! Hermes' `<tool_call>{…}</tool_call>` (§9.2) and Kimi-K3's `json` block (§9.6 rule 9).
 //!
 //! The scanner finds where the object ends without parsing it (strings, escapes and nesting
 //! only), resumably across chunks, so that a `</tool>` inside a JSON string ends nothing.
 
+use crate::error::{ErrorKind, Limit};
 use arg_types::{Map, Value};
 
 /// Where a resumable scan of a JSON value stands.
@@ -20,14 +21,35 @@ pub(crate) struct JsonScanner {
 pub(crate) enum JsonScan {
     /// The value ends after this many bytes of the slice.
     End(usize),
-    /// A `<` outside any string at this index: the JSON is broken (likely `</tool>` came early).
-    Markup(usize),
-    /// The `{` or `[` at this index nests deeper than the limit.
-    TooDeep(usize),
-    /// The `{`, `[` or `,` at this index begins one value more than the limit.
-    TooMany(usize),
     /// The slice ended inside the value.
     More,
+    /// The value cannot be read: a limit met, or markup inside it.
+    Failed(ScanFailure),
+}
+
+/// Why a scan stopped before the value's end, as the call's error (the same for every JSON
+/// form: the legacy `<tool>{…}`, Hermes, Kimi-K3's `json` block).
+pub(crate) struct ScanFailure {
+    /// The index, in the slice scanned, of the byte that failed it: a `<` outside any string
+    /// (the JSON is broken, likely its closer came early), a `{` or `[` nesting deeper than the
+    /// limit, or a `{`, `[` or `,` beginning one value more than the limit.
+    pub(crate) at: usize,
+    pub(crate) kind: ErrorKind,
+    /// The limit met, if one was.
+    pub(crate) limit: Option<Limit>,
+    pub(crate) message: String,
+}
+
+impl JsonScan {
+    /// A failed scan.
+    fn failed(at: usize, kind: ErrorKind, limit: Option<Limit>, message: String) -> JsonScan {
+        JsonScan::Failed(ScanFailure {
+            at,
+            kind,
+            limit,
+            message,
+        })
+    }
 }
 
 impl JsonScanner {
@@ -54,7 +76,14 @@ impl JsonScanner {
             if matches!(b, b'{' | b'[' | b',') {
                 self.values += 1;
                 if self.values > max_values {
-                    return JsonScan::TooMany(i);
+                    return JsonScan::failed(
+                        i,
+                        ErrorKind::LimitExceeded,
+                        Some(Limit::MaxElements),
+                        format!(
+                            "the call's JSON has more than {max_values} objects, arrays and values"
+                        ),
+                    );
                 }
             }
             match b {
@@ -62,7 +91,12 @@ impl JsonScanner {
                 b'{' | b'[' => {
                     self.depth += 1;
                     if self.depth + 1 > max_depth {
-                        return JsonScan::TooDeep(i);
+                        return JsonScan::failed(
+                            i,
+                            ErrorKind::LimitExceeded,
+                            Some(Limit::MaxDepth),
+                            format!("the call's JSON is nested deeper than {max_depth} levels"),
+                        );
                     }
                 }
                 b'}' | b']' => {
@@ -71,7 +105,14 @@ impl JsonScanner {
                         return JsonScan::End(i + 1);
                     }
                 }
-                b'<' => return JsonScan::Markup(i),
+                b'<' => {
+                    return JsonScan::failed(
+                        i,
+                        ErrorKind::InvalidJson,
+                        None,
+                        "the call's JSON object is not closed before this '<'".to_owned(),
+                    );
+                }
                 _ => {}
             }
         }
@@ -81,7 +122,7 @@ impl JsonScanner {
 
 /// Bytes of the strings in a JSON argument, at any depth: its decoded text, as
 /// `max_argument_bytes` counts it in every JSON object of a call (the legacy `<tool>` form,
-/// Hermes).
+/// Hermes, Kimi-K3's `json` block).
 pub(crate) fn string_bytes(v: &Value) -> usize {
     match v {
         Value::String(s) => s.len(),

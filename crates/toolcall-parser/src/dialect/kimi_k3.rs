@@ -23,12 +23,12 @@
 //! ```
 
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
-use crate::call::{ArgumentEncoding, Encoding, RepairKind};
+use crate::call::{Encoding, RepairKind};
 use crate::dialect::scan::{Flow, Input, RawValue, is_blank, non_blank};
 use crate::dialect::{Dialect, Grammar, hermes};
-use crate::error::{ErrorKind, Limit};
+use crate::error::ErrorKind;
 use crate::event::StreamEvent;
-use crate::json_scan::{JsonScan, JsonScanner, string_bytes};
+use crate::json_scan::{JsonScan, JsonScanner};
 use crate::names::{is_placeholder, is_valid_name};
 use crate::options::ParseOptions;
 use arg_types::{Map, Value};
@@ -804,8 +804,7 @@ impl KimiK3 {
                 .saturating_add(self.asm.opts.limits.max_call_bytes))
             .clamp(json.scanned, inp.end());
             let window = &inp.w.as_bytes()[json.scanned - inp.base..limit - inp.base];
-            let (kind, limit_kind, msg, at) = match json.scanner.scan(window, max_depth, max_values)
-            {
+            match json.scanner.scan(window, max_depth, max_values) {
                 JsonScan::End(n) => {
                     json.end = Some(json.scanned + n);
                     json.scanned += n;
@@ -815,41 +814,24 @@ impl KimiK3 {
                 JsonScan::More if limit < inp.end() => {
                     self.pos = limit;
                     self.asm.fail_too_long(inp.w, inp.base, &mut call.core);
-                    return (State::Skip { call }, Flow::Again);
                 }
                 JsonScan::More => {
                     json.scanned = limit;
                     self.pos = limit;
                     return (State::Json { call, json }, Flow::Stop);
                 }
-                JsonScan::TooDeep(i) => (
-                    ErrorKind::LimitExceeded,
-                    Some(Limit::MaxDepth),
-                    format!("the call's JSON is nested deeper than {max_depth} levels"),
-                    i,
-                ),
-                JsonScan::TooMany(i) => (
-                    ErrorKind::LimitExceeded,
-                    Some(Limit::MaxElements),
-                    format!(
-                        "the call's JSON has more than {max_values} objects, arrays and values"
-                    ),
-                    i,
-                ),
-                JsonScan::Markup(i) => (
-                    ErrorKind::InvalidJson,
-                    None,
-                    "the call's JSON object is not closed before this '<'".to_owned(),
-                    i,
-                ),
-            };
-            let at = json.scanned + at;
-            self.pos = at;
-            match limit_kind {
-                Some(l) => self
-                    .asm
-                    .limit_error(inp.w, inp.base, &mut call.core, l, msg, at),
-                None => self.error(inp, &mut call, kind, msg, at),
+                JsonScan::Failed(f) => {
+                    let at = json.scanned + f.at;
+                    self.pos = at;
+                    match f.limit {
+                        Some(l) => {
+                            let core = &mut call.core;
+                            self.asm
+                                .limit_error(inp.w, inp.base, core, l, f.message, at);
+                        }
+                        None => self.error(inp, &mut call, f.kind, f.message, at),
+                    }
+                }
             }
             return (State::Skip { call }, Flow::Again);
         };
@@ -872,31 +854,19 @@ impl KimiK3 {
         };
         self.pos = close;
         let text = &inp.w[json.from - inp.base..end - inp.base];
-        let max_argument_bytes = self.asm.opts.limits.max_argument_bytes;
         match hermes::read_arguments(text) {
-            // An argument's strings hold more than the limit (docs/FORMAT.md §7), as in Hermes.
-            Ok((map, _)) if map.values().any(|v| string_bytes(v) > max_argument_bytes) => {
-                let msg = format!("an argument is longer than {max_argument_bytes} bytes");
-                let l = Limit::MaxArgumentBytes;
-                self.asm
-                    .limit_error(inp.w, inp.base, &mut call.core, l, msg, json.from);
-                (State::Skip { call }, Flow::Again)
-            }
             Ok((map, dropped)) => {
-                if dropped > 0 {
-                    let kind = RepairKind::DuplicateArgument;
-                    self.asm
-                        .repair(inp.w, inp.base, &mut call.core, kind, json.from);
-                    self.asm.repair_more(&mut call.core, kind, dropped - 1);
+                let (w, base, at) = (inp.w, inp.base, json.from);
+                match self
+                    .asm
+                    .json_arguments(w, base, &mut call.core, map, dropped, at)
+                {
+                    Some(map) => {
+                        call.json = Some(map);
+                        (State::Call { call }, Flow::Again)
+                    }
+                    None => (State::Skip { call }, Flow::Again),
                 }
-                call.core.encodings = (map.keys())
-                    .map(|k| ArgumentEncoding {
-                        argument: k.clone(),
-                        encoding: Encoding::Json,
-                    })
-                    .collect();
-                call.json = Some(map);
-                (State::Call { call }, Flow::Again)
             }
             Err((offset, kind, msg, cause)) => {
                 self.error(inp, &mut call, kind, msg, (json.from + offset).min(end));

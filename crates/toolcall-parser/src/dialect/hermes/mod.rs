@@ -9,9 +9,9 @@
 //! ```
 
 use crate::assemble::{Arguments, Assembler, CallCore, complete_snippet};
-use crate::call::{ArgumentEncoding, Encoding, RepairKind};
+use crate::call::RepairKind;
 use crate::dialect::{Dialect, Grammar};
-use crate::error::{Cause, ErrorKind, Limit};
+use crate::error::{Cause, ErrorKind};
 use crate::event::StreamEvent;
 use crate::json_scan::{JsonScan, JsonScanner};
 use crate::lexer::{Lexeme, Lexer};
@@ -240,14 +240,14 @@ impl Hermes {
         }
         // `max_depth` counts the `<tool_call>` wrapper as 1, as the other dialects do.
         let scan = scanner.scan(&bytes[rel..limit], limits.max_depth, limits.max_elements);
-        let (kind, limit, msg, at) = match scan {
+        match scan {
             JsonScan::End(n) => {
                 if let Some(d) = deltas.as_mut() {
                     d.read(&self.asm, &core, &w[rel..rel + n], out);
                 }
                 self.pos += n;
                 let end = self.pos;
-                return (
+                (
                     State::AfterJson(AfterJson {
                         core,
                         json: start..end,
@@ -255,19 +255,19 @@ impl Hermes {
                         named: deltas.is_some_and(|d| d.named),
                     }),
                     Flow::Again,
-                );
+                )
             }
             JsonScan::More if limit < bytes.len() => {
                 self.pos = base + limit;
                 self.asm.fail_too_long(w, base, &mut core);
-                return (State::Skip { core }, Flow::Again);
+                (State::Skip { core }, Flow::Again)
             }
             JsonScan::More => {
                 if let Some(d) = deltas.as_mut() {
                     d.read(&self.asm, &core, &w[rel..], out);
                 }
                 self.pos = base + bytes.len();
-                return (
+                (
                     State::Json(Reading {
                         core,
                         start,
@@ -275,40 +275,20 @@ impl Hermes {
                         deltas,
                     }),
                     Flow::Stop,
-                );
+                )
             }
-            JsonScan::TooDeep(i) => (
-                ErrorKind::LimitExceeded,
-                Some(Limit::MaxDepth),
-                format!(
-                    "the call's JSON is nested deeper than {} levels",
-                    limits.max_depth
-                ),
-                i,
-            ),
-            JsonScan::TooMany(i) => (
-                ErrorKind::LimitExceeded,
-                Some(Limit::MaxElements),
-                format!(
-                    "the call's JSON has more than {} objects, arrays and values",
-                    limits.max_elements
-                ),
-                i,
-            ),
-            JsonScan::Markup(i) => (
-                ErrorKind::InvalidJson,
-                None,
-                "the call's JSON object is not closed before this '<'".to_owned(),
-                i,
-            ),
-        };
-        self.pos += at;
-        let at = self.pos;
-        match limit {
-            Some(limit) => self.asm.limit_error(w, base, &mut core, limit, msg, at),
-            None => self.asm.error(w, base, &mut core, kind, msg, at),
+            JsonScan::Failed(f) => {
+                self.pos += f.at;
+                let at = self.pos;
+                match f.limit {
+                    Some(limit) => self
+                        .asm
+                        .limit_error(w, base, &mut core, limit, f.message, at),
+                    None => self.asm.error(w, base, &mut core, f.kind, f.message, at),
+                }
+                (State::Skip { core }, Flow::Again)
+            }
         }
-        (State::Skip { core }, Flow::Again)
     }
 
     fn after_json(
@@ -391,56 +371,30 @@ impl Hermes {
         }
         self.pos = close_end;
         let text = &w[json.start - base..json.end - base];
-        let max_argument_bytes = self.asm.opts.limits.max_argument_bytes;
         let arguments = match read(text) {
-            // An argument's strings hold more than the limit (docs/FORMAT.md §7), as in the
-            // legacy JSON form: the call is the limit's, located at its object.
-            Ok((_, arguments, _))
-                if arguments
-                    .values()
-                    .any(|v| crate::json_scan::string_bytes(v) > max_argument_bytes) =>
-            {
-                let msg = format!("an argument is longer than {max_argument_bytes} bytes");
-                let limit = Limit::MaxArgumentBytes;
-                self.asm
-                    .limit_error(w, base, &mut core, limit, msg, json.start);
-                Map::new()
-            }
             Ok((name, arguments, dropped)) => {
-                // Names given again in the arguments were dropped: their first value stands.
-                if dropped > 0 {
-                    let kind = RepairKind::DuplicateArgument;
-                    self.asm.repair(w, base, &mut core, kind, json.start);
-                    self.asm.repair_more(&mut core, kind, dropped - 1);
-                }
-                if !is_valid_name(&name) {
-                    let msg = format!(
-                        "`{}` is not a valid tool name",
-                        crate::error::snippet(&name)
-                    );
-                    self.asm.error(
-                        w,
-                        base,
-                        &mut core,
-                        ErrorKind::InvalidToolName,
-                        msg,
-                        json.start,
-                    );
-                } else {
-                    core.tool_name = Some(name);
-                    // Unless reported as the object arrived (the same first `name`).
-                    if !named {
-                        self.asm.tool_name_known(&core, out);
+                let at = json.start;
+                // None: an argument past its limit, the call that limit's error.
+                match (self.asm).json_arguments(w, base, &mut core, arguments, dropped, at) {
+                    None => Map::new(),
+                    Some(arguments) if !is_valid_name(&name) => {
+                        let msg = format!(
+                            "`{}` is not a valid tool name",
+                            crate::error::snippet(&name)
+                        );
+                        let kind = ErrorKind::InvalidToolName;
+                        self.asm.error(w, base, &mut core, kind, msg, at);
+                        arguments
+                    }
+                    Some(arguments) => {
+                        core.tool_name = Some(name);
+                        // Unless reported as the object arrived (the same first `name`).
+                        if !named {
+                            self.asm.tool_name_known(&core, out);
+                        }
+                        arguments
                     }
                 }
-                core.encodings = arguments
-                    .keys()
-                    .map(|k| ArgumentEncoding {
-                        argument: k.clone(),
-                        encoding: Encoding::Json,
-                    })
-                    .collect();
-                arguments
             }
             Err((offset, kind, msg, cause)) => {
                 self.asm

@@ -47,38 +47,15 @@ impl ToolXml {
                     end: self.pos,
                 };
             }
-            JsonScan::Markup(i) | JsonScan::TooDeep(i) | JsonScan::TooMany(i) => {
-                let (kind, limit, msg) = match scan {
-                    JsonScan::TooDeep(_) => (
-                        ErrorKind::LimitExceeded,
-                        Some(Limit::MaxDepth),
-                        format!(
-                            "the JSON of the call is nested deeper than {} levels",
-                            max_depth
-                        ),
-                    ),
-                    JsonScan::TooMany(_) => (
-                        ErrorKind::LimitExceeded,
-                        Some(Limit::MaxElements),
-                        format!(
-                            "the JSON of the call has more than {} objects, arrays and values",
-                            max_elements
-                        ),
-                    ),
-                    _ => (
-                        ErrorKind::InvalidJson,
-                        None,
-                        "the JSON object of the call is not closed before this '<'".to_string(),
-                    ),
-                };
-                self.pos += i;
+            JsonScan::Failed(f) => {
+                self.pos += f.at;
                 let Some(mut call) = self.call.take() else {
                     return Flow::Again;
                 };
                 let at = self.pos;
-                match limit {
-                    Some(limit) => self.fail_limit(w, base, &mut call, limit, msg, at),
-                    None => self.fail(w, base, &mut call, kind, msg, at),
+                match f.limit {
+                    Some(limit) => self.fail_limit(w, base, &mut call, limit, f.message, at),
+                    None => self.fail(w, base, &mut call, f.kind, f.message, at),
                 };
                 self.put_back(call);
                 let _ = out;
