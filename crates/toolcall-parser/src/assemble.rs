@@ -793,6 +793,19 @@ impl Assembler {
         self.arguments.get(tool, root, name)
     }
 
+    /// Whether a parameter tag naming `name` inside a raw-text value of `core`'s call may begin
+    /// the next argument (docs/FORMAT.md §9.1 rule 3): always, unless the call's tool has a
+    /// schema and that schema gives no argument of the name. Qwen3-Coder's and the invoke
+    /// family's test.
+    pub(crate) fn may_name_argument(&self, core: &CallCore, name: &str) -> bool {
+        match (self.opts.schemas.as_ref(), core.tool_name.as_deref()) {
+            (Some(schemas), Some(tool)) if schemas.get(tool).is_some() => {
+                self.argument_schema(tool, name).is_some()
+            }
+            _ => true,
+        }
+    }
+
     /// Whether the schema of `tool` types its argument `name` as a string (`"type": "string"`,
     /// or a list of types that are `string` and `null`): markup inside it is its text, kept as
     /// written, and its deltas carry it as written.

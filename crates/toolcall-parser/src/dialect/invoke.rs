@@ -806,14 +806,9 @@ impl Invoke {
         if *param.value.name == *name || call.core.has_argument(&name) {
             return None;
         }
-        let known = match (&self.asm.opts.schemas, &call.core.tool_name) {
-            (Some(schemas), Some(tool)) => match schemas.get(tool) {
-                Some(_) => self.asm.argument_schema(tool, &name).is_some(),
-                None => true,
-            },
-            _ => true,
-        };
-        known.then_some(name)
+        self.asm
+            .may_name_argument(&call.core, &name)
+            .then_some(name)
     }
 
     fn value(

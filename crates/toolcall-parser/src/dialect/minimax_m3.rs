@@ -691,26 +691,26 @@ impl MinimaxM3 {
                         return (State::Invoke { call }, Flow::Again);
                     }
                 }
-                Read::Tag(Tag::Close(name), end) if empty_inside(&call.stack, name).is_some() => {
+                Read::Tag(Tag::Close(name), end) => {
                     // The close of an enclosing element, only empty elements open inside it:
                     // their closes were left out (a model's `<parent><empty></parent>`, rule 9).
-                    self.asm.repair(
-                        inp.w,
-                        inp.base,
-                        &mut call.core,
-                        RepairKind::UnclosedParameter,
-                        m,
-                    );
-                    let keep = empty_inside(&call.stack, name).unwrap_or(0);
-                    while call.stack.len() > keep {
-                        self.close_element(&mut call, m, out);
+                    if let Some(keep) = empty_inside(&call.stack, name) {
+                        self.asm.repair(
+                            inp.w,
+                            inp.base,
+                            &mut call.core,
+                            RepairKind::UnclosedParameter,
+                            m,
+                        );
+                        while call.stack.len() > keep {
+                            self.close_element(&mut call, m, out);
+                        }
+                        self.pos = end;
+                        if call.stack.is_empty() {
+                            return (State::Invoke { call }, Flow::Again);
+                        }
+                        continue;
                     }
-                    self.pos = end;
-                    if call.stack.is_empty() {
-                        return (State::Invoke { call }, Flow::Again);
-                    }
-                }
-                Read::Tag(Tag::Close(name), _) => {
                     let open = call.stack.last().map_or("", |f| f.element.name.as_str());
                     let msg = format!(
                         "]<]minimax[>[</{}> does not close the open element <{}>; expected \
