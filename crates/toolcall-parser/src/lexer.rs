@@ -749,17 +749,7 @@ fn next_tag_byte(bytes: &[u8], from: usize, limit: usize) -> usize {
     if from >= limit {
         return limit;
     }
-    let (words, tail) = bytes[from..limit].as_chunks::<8>();
-    for (k, &word) in words.iter().enumerate() {
-        let hits = swar::find_first(swar::word(word), [b'>', b'<', b'"', b'\'']);
-        if hits != 0 {
-            return from + 8 * k + swar::first(hits);
-        }
-    }
-    let at = limit - tail.len();
-    (tail.iter())
-        .position(|&b| matches!(b, b'>' | b'<' | b'"' | b'\''))
-        .map_or(limit, |k| at + k)
+    swar::position(&bytes[from..limit], [b'>', b'<', b'"', b'\'']).map_or(limit, |k| from + k)
 }
 
 /// Up to this many bytes of CDATA (a streamed chunk) are scanned bytewise: `memmem` and
