@@ -169,28 +169,29 @@ struct CallsInside {
     close_from: usize,
 }
 
-/// What stands at the start of the output (after blanks): the opening marker (at this index of
-/// the window), not it, or too few bytes to tell.
-enum Opening {
-    At(usize),
+/// What stands after blanks where a marker may (the opening marker at the start of the output,
+/// a repeated closing marker after reasoning): the marker (at this index of the window), not
+/// it, or too few bytes to tell.
+enum AfterBlanks {
+    Marker(usize),
     No,
     NeedMore,
 }
 
-/// Whether the opening marker `open` follows the blanks at `bytes[rel..]`.
-fn opening_marker(bytes: &[u8], rel: usize, open: &str, is_final: bool) -> Opening {
+/// Whether `marker` follows the blanks at `bytes[rel..]`.
+fn marker_after_blanks(bytes: &[u8], rel: usize, marker: &str, is_final: bool) -> AfterBlanks {
     let blanks = bytes[rel..]
         .iter()
         .take_while(|b| b.is_ascii_whitespace())
         .count();
     let at = rel + blanks;
-    let (open, rest) = (open.as_bytes(), &bytes[at..]);
-    if !open.is_empty() && rest.starts_with(open) {
-        Opening::At(at)
-    } else if !is_final && rest.len() < open.len() && open.starts_with(rest) {
-        Opening::NeedMore
+    let (marker, rest) = (marker.as_bytes(), &bytes[at..]);
+    if !marker.is_empty() && rest.starts_with(marker) {
+        AfterBlanks::Marker(at)
+    } else if !is_final && rest.len() < marker.len() && marker.starts_with(rest) {
+        AfterBlanks::NeedMore
     } else {
-        Opening::No
+        AfterBlanks::No
     }
 }
 
@@ -437,9 +438,10 @@ impl Reasoned {
                 }
                 Phase::Start | Phase::OpenStart => {
                     let open_already = self.phase == Phase::OpenStart;
-                    match opening_marker(bytes, self.pos - base, &self.reasoning.open, is_final) {
-                        Opening::NeedMore => return self.pos,
-                        Opening::At(at) => {
+                    let open = &self.reasoning.open;
+                    match marker_after_blanks(bytes, self.pos - base, open, is_final) {
+                        AfterBlanks::NeedMore => return self.pos,
+                        AfterBlanks::Marker(at) => {
                             // Blanks before the marker: neither reasoning nor answer at the
                             // start; reasoning when the prompt opened it (the marker repeats).
                             if open_already {
@@ -448,8 +450,8 @@ impl Reasoned {
                             self.pos = base + at + self.reasoning.open.len();
                             self.phase = Phase::Inside;
                         }
-                        Opening::No if open_already => self.phase = Phase::Inside,
-                        Opening::No => {
+                        AfterBlanks::No if open_already => self.phase = Phase::Inside,
+                        AfterBlanks::No => {
                             let start = self.pos;
                             self.answer_from(w, base, start);
                         }
@@ -516,22 +518,16 @@ impl Reasoned {
                     }
                 }
                 Phase::Closed => {
-                    let rel = self.pos - base;
-                    let blanks = bytes[rel..]
-                        .iter()
-                        .take_while(|b| b.is_ascii_whitespace())
-                        .count();
-                    let rest = &bytes[rel + blanks..];
-                    let close = self.reasoning.close.as_bytes();
-                    if !close.is_empty() && rest.starts_with(close) {
+                    let close = &self.reasoning.close;
+                    match marker_after_blanks(bytes, self.pos - base, close, is_final) {
                         // A second closing marker after reasoning ended is dropped (the blanks
                         // before it too).
-                        self.pos = base + rel + blanks + close.len();
-                    } else if !is_final && rest.len() < close.len() && close.starts_with(rest) {
-                        return base + rel;
-                    } else {
-                        let start = self.pos;
-                        self.answer_from(w, base, start);
+                        AfterBlanks::Marker(at) => self.pos = base + at + close.len(),
+                        AfterBlanks::NeedMore => return self.pos,
+                        AfterBlanks::No => {
+                            let start = self.pos;
+                            self.answer_from(w, base, start);
+                        }
                     }
                 }
             }
