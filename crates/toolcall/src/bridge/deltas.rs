@@ -516,8 +516,7 @@ impl ToolCallDeltas {
         name: &str,
     ) -> Option<std::borrow::Cow<'_, serde_json::Value>> {
         let tool = self.calls.get(&index)?.tool.as_deref()?;
-        self.arguments
-            .get(tool, self.options.schemas()?.get(tool)?, name)
+        self.arguments.get(tool, self.tool_schema(index)?, name)
     }
 
     /// The input schema of call `index`'s tool, if one was given.
