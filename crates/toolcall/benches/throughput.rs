@@ -10,7 +10,7 @@ mod support;
 
 use std::hint::black_box;
 use std::sync::Arc;
-use support::readers::{memchr_scan, quick_xml_content, xml_rs_content};
+use support::readers::{memchr_scan, quick_xml_content, quick_xml_events, xml_rs_content};
 use support::report::{self, Table, Target};
 use support::timing::{Mode, Timer, Timing};
 use support::workload::{self, Form, JsonCall, SmallCall, TwentyArgs};
@@ -533,23 +533,11 @@ impl Bench {
                             }
                             n
                         });
-                        let noop = self.time(|| {
-                            let mut f = NoopFeeder::default();
-                            for c in chunks(black_box(&xml), 1) {
-                                f.feed(c);
-                            }
-                            f.fed
-                        });
+                        let noop = self.time(|| noop_stream(black_box(&xml)));
                         // What the API itself asks of a parser fed a byte of an argument: the
                         // byte back at once as an `ArgumentDelta` in the `Vec` `feed` returns,
                         // which the caller then drops (no parsing at all).
-                        let delta_floor = self.time(|| {
-                            let mut f = DeltaFeeder::new();
-                            for c in chunks(black_box(&xml), 1) {
-                                drop(black_box(f.feed(c)));
-                            }
-                            f.fed
-                        });
+                        let delta_floor = self.time(|| delta_floor_stream(black_box(&xml)));
                         // Deltas off: a byte of an argument makes no event, so the no-op feed
                         // is this API's floor.
                         let quiet = self.time(|| stream_deltas(black_box(&xml), 1, false, false));
@@ -1098,6 +1086,33 @@ fn stream_deltas(xml: &str, chunk: usize, reuse: bool, deltas: bool) -> ToolCall
     *call.expect("one call")
 }
 
+/// A copy of a parse's result: the floor of any reader that returns it.
+#[inline(never)]
+fn clone_result(r: &ParseResult) -> ParseResult {
+    black_box(r).clone()
+}
+
+/// `xml` in 1-byte chunks to a [`NoopFeeder`]: the no-op-feed floor of the 1-byte rows.
+#[inline(never)]
+fn noop_stream(xml: &str) -> usize {
+    let mut f = NoopFeeder::default();
+    for c in chunks(xml, 1) {
+        f.feed(c);
+    }
+    f.fed
+}
+
+/// `xml` in 1-byte chunks to a [`DeltaFeeder`], each answer dropped by the caller: the floor of
+/// the 1-byte rows with deltas on.
+#[inline(never)]
+fn delta_floor_stream(xml: &str) -> usize {
+    let mut f = DeltaFeeder::new();
+    for c in chunks(xml, 1) {
+        drop(black_box(f.feed(c)));
+    }
+    f.fed
+}
+
 /// A push "parser" that only keeps the bytes it is fed: what feeding chunks costs before any
 /// parsing, the floor of the 1-byte rows.
 #[derive(Default)]
@@ -1195,6 +1210,13 @@ fn peak_memory(harness: &std::path::Path, case: &str, input: &str) -> (usize, us
     )
 }
 
+/// serde_json's read of `json`, a function of its own so that callgrind can count it alone
+/// (`--toggle-collect='throughput::serde_json_read*'`).
+#[inline(never)]
+fn serde_json_read<T: serde::de::DeserializeOwned>(json: &str) -> T {
+    serde_json::from_str(black_box(json)).expect("valid JSON")
+}
+
 /// `--profile CASE`: one workload in a loop for about 10 s, for `perf record` or (with
 /// `--quick`, one run) `valgrind --tool=callgrind`. Cases: `cdata`, `escaped` (1 MiB one-shot;
 /// `cdata10`, `escaped10`: 10 MiB),
@@ -1202,18 +1224,29 @@ fn peak_memory(harness: &std::path::Path, case: &str, input: &str) -> (usize, us
 /// `stream16-cdata`, `stream4k-cdata`, `stream16-qwen`, `stream4-qwen`, `stream16-glm`,
 /// `stream4-glm`, `stream16-minimax`, `stream4-minimax` (1 MiB), `qwen`, `glm`, `minimax` (the
 /// same calls one-shot), `small-calls`,
-/// `repair`.
+/// `repair`; and serde_json on the equivalent JSON, for instruction-count ratios free of the
+/// machine's noise: `escaped-json-struct`, `escaped-json-value` (the 1 MiB call),
+/// `small-calls-json-struct`, `small-calls-json-value` (the 1,000 calls), with the small calls'
+/// floors: `small-calls-quick-xml` (quick-xml's events, [`quick_xml_events`]) and
+/// `small-calls-clone` (cloning the parsed result, [`clone_result`]); and the floors of the
+/// 1-byte rows over the 256 KiB inputs: `stream1-noop-cdata`, `stream1-noop-escaped` (the no-op
+/// feed, [`noop_stream`]), `stream1-delta-cdata`, `stream1-delta-escaped` (a feed returning one
+/// delta event, [`delta_floor_stream`]).
 fn profile(case: &str) {
     let quick = std::env::args().any(|a| a == "--quick");
     let size = match case {
-        "stream1-cdata" | "stream1-escaped" | "stream1q-cdata" | "stream1q-escaped" => 256 * KIB,
+        "stream1-cdata" | "stream1-escaped" | "stream1q-cdata" | "stream1q-escaped"
+        | "stream1-noop-cdata" | "stream1-noop-escaped" | "stream1-delta-cdata"
+        | "stream1-delta-escaped" => 256 * KIB,
         "cdata10" | "escaped10" => 10 * MIB,
         _ => MIB,
     };
     let content = workload::dense_code(size, 1);
     let cdata = workload::xml_call(&content, Form::Cdata);
     let escaped = workload::xml_call(&content, Form::Escaped);
-    let (small, _, _) = workload::small_calls(1000);
+    let (small, small_json, _) = workload::small_calls(1000);
+    let json = workload::json_call(&content);
+    let small_parsed = toolcall::parser::parse(&small);
     let qwen = format!(
         "I'll write it.\n<tool_call>\n<function=write_file>\n<parameter=path>\nsrc/main.rs\n\
          </parameter>\n<parameter=content>\n{content}\n</parameter>\n</function>\n</tool_call>"
@@ -1237,6 +1270,10 @@ fn profile(case: &str) {
             "stream1-escaped" => stream(&escaped, 1).span.len(),
             "stream1q-cdata" => stream_deltas(&cdata, 1, false, false).span.len(),
             "stream1q-escaped" => stream_deltas(&escaped, 1, false, false).span.len(),
+            "stream1-noop-cdata" => noop_stream(&cdata),
+            "stream1-noop-escaped" => noop_stream(&escaped),
+            "stream1-delta-cdata" => delta_floor_stream(&cdata),
+            "stream1-delta-escaped" => delta_floor_stream(&escaped),
             "stream16-cdata" => stream(&cdata, 16).span.len(),
             "stream4k-cdata" => stream(&cdata, 4096).span.len(),
             "stream16-qwen" | "stream4-qwen" => {
@@ -1265,6 +1302,19 @@ fn profile(case: &str) {
             }
             "small-calls" => toolcall::parser::parse(&small).segments.len(),
             "repair" => toolcall::parser::parse(&bare).segments.len(),
+            "escaped-json-struct" => serde_json_read::<JsonCall>(&json)
+                .arguments
+                .content
+                .len(),
+            "escaped-json-value" => serde_json_read::<serde_json::Value>(&json)
+                .as_object()
+                .map_or(0, |o| o.len()),
+            "small-calls-quick-xml" => quick_xml_events(&small),
+            "small-calls-clone" => clone_result(&small_parsed).segments.len(),
+            "small-calls-json-struct" => serde_json_read::<Vec<SmallCall>>(&small_json).len(),
+            "small-calls-json-value" => serde_json_read::<serde_json::Value>(&small_json)
+                .as_array()
+                .map_or(0, |a| a.len()),
             other => panic!("unknown profile case {other}"),
         }
     };

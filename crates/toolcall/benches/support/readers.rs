@@ -36,6 +36,24 @@ pub(crate) fn quick_xml_content(xml: &str) -> String {
     content
 }
 
+/// quick-xml's `Reader` over `xml`, every event read and nothing kept (no text decoded, no
+/// reference resolved): what reading the bytes as XML costs at quick-xml's speed, before any
+/// result is built. Returns the number of events.
+#[inline(never)]
+pub(crate) fn quick_xml_events(xml: &str) -> usize {
+    let mut reader = quick_xml::Reader::from_str(xml);
+    let mut n = 0;
+    loop {
+        match reader.read_event().expect("quick-xml reads the calls") {
+            Event::Eof => return n,
+            e => {
+                std::hint::black_box(&e);
+                n += 1;
+            }
+        }
+    }
+}
+
 /// xml-rs's `EventReader` (default configuration) over the call, collecting `<content>`.
 pub(crate) fn xml_rs_content(xml: &str) -> String {
     use xml::reader::XmlEvent;
