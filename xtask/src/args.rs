@@ -92,6 +92,11 @@ USAGE:
       The benchmark report (about 2 minutes; sections: one_call, repair, streaming,
       small_calls, schema, thread, prompt, memory). --smoke: each benchmark once on small
       input, as the ci step does.
+  cargo xtask bench --counts
+      The targets of docs/PERFORMANCE.md that compare two workloads (escaped content and small
+      calls against serde_json, the `&` repair against the clean path, 1-byte feeding against
+      its floors), as instructions executed, counted by callgrind in the function doing each
+      side's work: a Markdown table with ratios and verdicts (about 3 minutes; needs valgrind).
   cargo xtask bench --python
       The Python package beside SGLang's Qwen3-Coder detector (llm-router-utils 0.8.1), in one
       process, on the same write_file calls; installs both into target/python-bench-venv.

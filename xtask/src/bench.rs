@@ -7,7 +7,8 @@
 //! `small_calls`, `schema`, `thread`, `prompt`, `memory`); `--smoke` runs each benchmark once
 //! on small input, checking every result, as `cargo xtask ci` does. `--python`, `--vllm` and
 //! `--peers` run the benchmarks beside other parsers (Python's and vLLM's, in `python.rs`;
-//! Rust's, in `peers.rs`), which `cargo xtask ci` never runs.
+//! Rust's, in `peers.rs`), which `cargo xtask ci` never runs; `--counts` counts instructions
+//! (callgrind) on both sides of the targets that compare two workloads (`counts.rs`).
 
 use crate::shell::{Shell, cargo, root};
 use anyhow::Result;
@@ -53,6 +54,10 @@ pub(crate) fn run(args: &[String]) -> Result<bool> {
     if args.iter().any(|a| a == "--vllm") {
         let rest: Vec<String> = args.iter().filter(|a| *a != "--vllm").cloned().collect();
         return crate::python::bench_vllm(&rest);
+    }
+    if args.iter().any(|a| a == "--counts") {
+        let rest: Vec<String> = args.iter().filter(|a| *a != "--counts").cloned().collect();
+        return crate::counts::run(&rest);
     }
     if args.iter().any(|a| a == "--peers") {
         let rest: Vec<String> = args.iter().filter(|a| *a != "--peers").cloned().collect();

@@ -5,6 +5,8 @@
 //! - `cargo xtask fuzz [TARGET…] [--seconds N]`: runs fuzz targets; `--soak SECONDS` runs them
 //!   long, in parallel, and records a summary in `fuzz/SOAK.md`.
 //! - `cargo xtask bench [--smoke]`: runs the benchmark harness and prints its table.
+//! - `cargo xtask bench --counts`: the targets that compare two workloads, as instruction counts
+//!   (callgrind), free of the machine's noise.
 //! - `cargo xtask bench --python`: the Python package beside SGLang's Qwen3-Coder detector.
 //! - `cargo xtask bench --vllm`: the vLLM plugin beside vLLM's own parsers, in vLLM.
 //! - `cargo xtask bench --peers`: toolcall beside the other Rust tool-call parsers (vLLM's,
@@ -18,6 +20,7 @@
 mod args;
 mod bench;
 mod ci;
+mod counts;
 mod fuzz;
 mod libfuzzer;
 mod peers;

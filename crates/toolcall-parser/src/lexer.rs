@@ -337,26 +337,11 @@ impl Lexer {
                     i = j + len;
                     continue;
                 }
-                // The five named entities first: nearly every reference a model writes.
-                _ if rest.starts_with(b"lt;") => {
-                    out.push('<');
-                    4
-                }
-                _ if rest.starts_with(b"gt;") => {
-                    out.push('>');
-                    4
-                }
-                _ if rest.starts_with(b"amp;") => {
-                    out.push('&');
-                    5
-                }
-                _ if rest.starts_with(b"quot;") => {
-                    out.push('"');
-                    6
-                }
-                _ if rest.starts_with(b"apos;") => {
-                    out.push('\'');
-                    6
+                // The five named entities first: nearly every reference a model writes (one
+                // decision on the byte after `&`, then its few bytes).
+                _ if let Some((c, len)) = named_entity(rest) => {
+                    out.push(c);
+                    len
                 }
                 _ => match xml_fallback::reference::match_reference(&bytes[j..]) {
                     RefMatch::Valid { len, code_point } => {
@@ -715,6 +700,20 @@ fn parse_raw_start_tag(s: &str) -> Option<Tag<'_>> {
             })
         }
         _ => parse_start_tag(s),
+    }
+}
+
+/// The character and length (with its `&`) of the named entity `rest` begins with, the bytes
+/// after a `&`: one of the five of XML, else `None`.
+#[inline]
+fn named_entity(rest: &[u8]) -> Option<(char, usize)> {
+    match rest {
+        [b'l', b't', b';', ..] => Some(('<', 4)),
+        [b'g', b't', b';', ..] => Some(('>', 4)),
+        [b'a', b'm', b'p', b';', ..] => Some(('&', 5)),
+        [b'q', b'u', b'o', b't', b';', ..] => Some(('"', 6)),
+        [b'a', b'p', b'o', b's', b';', ..] => Some(('\'', 6)),
+        _ => None,
     }
 }
 
