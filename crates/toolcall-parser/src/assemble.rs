@@ -603,6 +603,7 @@ impl Assembler {
 
     /// Adds `n` decoded bytes to the argument being read; records a `limit_exceeded` error (at the
     /// argument's start, which does not depend on chunking) and returns `false` past the limit.
+    #[inline]
     pub(crate) fn count_argument_bytes(
         &mut self,
         w: &str,
@@ -615,13 +616,21 @@ impl Assembler {
         if core.argument_bytes <= self.opts.limits.max_argument_bytes {
             return true;
         }
+        self.argument_too_long(w, base, core, at);
+        false
+    }
+
+    /// The error of [`count_argument_bytes`](Self::count_argument_bytes) past the limit, out of
+    /// its inlined path (a streamed byte of a value is counted on every feed).
+    #[cold]
+    #[inline(never)]
+    fn argument_too_long(&mut self, w: &str, base: usize, core: &mut CallCore, at: usize) {
         let msg = format!(
             "an argument is longer than {} bytes",
             self.opts.limits.max_argument_bytes
         );
         let start = core.last_argument_start().unwrap_or(at);
         self.limit_error(w, base, core, Limit::MaxArgumentBytes, msg, start);
-        false
     }
 
     /// Reads a value's run of `n` bytes of plain text at absolute offset `pos` (in `w`, which

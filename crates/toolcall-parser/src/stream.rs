@@ -35,6 +35,8 @@ pub struct StreamParser {
     base: usize,
     /// Bytes accepted so far.
     fed: usize,
+    /// The options' `max_input_bytes`, kept here: every feed reads it.
+    max_input: usize,
     /// The first bytes of a UTF-8 character split by [`StreamParser::feed_bytes`].
     utf8_tail: Vec<u8>,
     /// Input beyond the size limit was dropped (reported at `finish`).
@@ -75,7 +77,9 @@ impl StreamParser {
     /// The parser behind one-shot parsing: events that only matter while streaming (call
     /// started, tool name, argument deltas) are not made there, since the result folds them away.
     pub(crate) fn build(options: ParseOptions, progress: bool) -> Self {
+        let max_input = options.limits.max_input_bytes;
         StreamParser {
+            max_input,
             grammar: {
                 let dialect = options.dialect;
                 let reasoning = options.reasoning.clone();
@@ -122,11 +126,12 @@ impl StreamParser {
         } else {
             append(&mut self.buf, chunk);
             let keep = self.grammar.run(&self.buf, self.base, false, out);
-            self.grammar
-                .assembler()
-                .locator
-                .move_anchor(&self.buf, self.base, keep);
+            // Nothing freed, nothing to move: the locator's anchor is never before `base`.
             if keep > self.base {
+                self.grammar
+                    .assembler()
+                    .locator
+                    .move_anchor(&self.buf, self.base, keep);
                 self.buf.drain(..keep - self.base);
                 self.base = keep;
             }
@@ -245,9 +250,12 @@ impl StreamParser {
             // A character did not fit: nothing after it is read, even if it would fit.
             return &chunk[..0];
         }
-        let max = self.grammar.assembler().opts.limits.max_input_bytes;
-        let room = max.saturating_sub(self.fed);
-        let mut take = chunk.len().min(room);
+        let room = self.max_input.saturating_sub(self.fed);
+        if chunk.len() <= room {
+            self.fed += chunk.len();
+            return chunk;
+        }
+        let mut take = room;
         while !chunk.is_char_boundary(take) {
             take -= 1;
         }
@@ -287,11 +295,12 @@ pub fn chunks(text: &str, n: usize) -> impl Iterator<Item = &str> {
 
 /// Appends `s` to `out`. A chunk of one byte (a streamed character) is pushed as a `char`: a
 /// `memcpy` call for one byte costs more than the rest of appending it.
-#[inline]
+#[inline(always)]
 pub(crate) fn append(out: &mut String, s: &str) {
     match s.as_bytes() {
-        // One byte of UTF-8 is ASCII.
-        &[b] => out.push(char::from(b)),
+        // One byte of UTF-8 is ASCII (said again in the guard, so that the push needs no
+        // encoding).
+        &[b] if b.is_ascii() => out.push(char::from(b)),
         _ => out.push_str(s),
     }
 }

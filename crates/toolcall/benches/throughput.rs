@@ -1220,7 +1220,8 @@ fn serde_json_read<T: serde::de::DeserializeOwned>(json: &str) -> T {
 /// `--profile CASE`: one workload in a loop for about 10 s, for `perf record` or (with
 /// `--quick`, one run) `valgrind --tool=callgrind`. Cases: `cdata`, `escaped` (1 MiB one-shot;
 /// `cdata10`, `escaped10`: 10 MiB),
-/// `stream1-cdata`, `stream1-escaped` (1-byte chunks, 256 KiB; `stream1q-…`: deltas off),
+/// `stream1-cdata`, `stream1-escaped` (1-byte chunks, 256 KiB; `stream1q-…`: deltas off;
+/// `stream1r-…`: deltas off through `feed_into`, one `Vec` of events reused),
 /// `stream16-cdata`, `stream4k-cdata`, `stream16-qwen`, `stream4-qwen`, `stream16-glm`,
 /// `stream4-glm`, `stream16-minimax`, `stream4-minimax` (1 MiB), `qwen`, `glm`, `minimax` (the
 /// same calls one-shot), `small-calls`,
@@ -1239,6 +1240,8 @@ fn profile(case: &str) {
         | "stream1-escaped"
         | "stream1q-cdata"
         | "stream1q-escaped"
+        | "stream1r-cdata"
+        | "stream1r-escaped"
         | "stream1-noop-cdata"
         | "stream1-noop-escaped"
         | "stream1-delta-cdata"
@@ -1277,6 +1280,8 @@ fn profile(case: &str) {
             "stream1-escaped" => stream(&escaped, 1).span.len(),
             "stream1q-cdata" => stream_deltas(&cdata, 1, false, false).span.len(),
             "stream1q-escaped" => stream_deltas(&escaped, 1, false, false).span.len(),
+            "stream1r-cdata" => stream_deltas(&cdata, 1, true, false).span.len(),
+            "stream1r-escaped" => stream_deltas(&escaped, 1, true, false).span.len(),
             "stream1-noop-cdata" => noop_stream(&cdata),
             "stream1-noop-escaped" => noop_stream(&escaped),
             "stream1-delta-cdata" => delta_floor_stream(&cdata),

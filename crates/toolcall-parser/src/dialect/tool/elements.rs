@@ -5,7 +5,9 @@ use super::*;
 use crate::call::{ArgumentEncoding, Encoding, RepairKind};
 use crate::error::{ErrorKind, Limit};
 use crate::event::StreamEvent;
-use crate::lexer::{Lexeme, Lexer, Tag, decode_attributes, is_name_start};
+use crate::lexer::{
+    Lexeme, Lexer, Tag, decode_attributes, is_name_start, named_entity, named_entity_prefix,
+};
 use crate::names::{invalid_name_message, is_valid_name};
 use crate::stream::append;
 use std::ops::Range;
@@ -149,6 +151,7 @@ impl ToolXml {
     /// general path does with such text (`text_run`, or the lexer's `CData` lexeme), without
     /// its lexing: the chunking properties and the `stream_chunking` fuzz target hold the two to
     /// the same result. Not at the end of the input, and not where a limit could be reached.
+    #[inline]
     pub(super) fn plain_tail(&mut self, w: &str, base: usize, call: &mut CallState) -> bool {
         let rel = self.pos - base;
         let rest = &w[rel..];
@@ -166,16 +169,22 @@ impl ToolXml {
         // to be done; a complete one (`&amp;`, its last byte just arrived) is decoded here, as
         // `text_run` decodes it, if plain text is all that follows it.
         let (decoded, rest) = match rest.as_bytes() {
-            [b'&', ..] if !in_cdata => {
-                match xml_fallback::reference::match_reference(rest.as_bytes()) {
-                    RefMatch::Incomplete if rest.len() <= MAX_PENDING_REFERENCE => return true,
-                    RefMatch::Valid { len, code_point } => {
-                        match xml_fallback::reference::decode_code_point(code_point) {
-                            Some(c) => (Some(c), &rest[len..]),
-                            None => return false,
+            [b'&', after @ ..] if !in_cdata => {
+                if let Some((c, len)) = named_entity(after) {
+                    (Some(c), &rest[len..])
+                } else if named_entity_prefix(after) {
+                    return true;
+                } else {
+                    match xml_fallback::reference::match_reference(rest.as_bytes()) {
+                        RefMatch::Incomplete if rest.len() <= MAX_PENDING_REFERENCE => return true,
+                        RefMatch::Valid { len, code_point } => {
+                            match xml_fallback::reference::decode_code_point(code_point) {
+                                Some(c) => (Some(c), &rest[len..]),
+                                None => return false,
+                            }
                         }
+                        _ => return false,
                     }
-                    _ => return false,
                 }
             }
             _ => (None, rest),
@@ -210,7 +219,10 @@ impl ToolXml {
         if in_cdata {
             top.push_cdata(rest);
         } else {
-            if !is_blank(rest) || decoded.is_some_and(|c| !is_blank(c.encode_utf8(&mut [0; 4]))) {
+            if !top.has_text
+                && (!is_blank(rest)
+                    || decoded.is_some_and(|c| !is_blank(c.encode_utf8(&mut [0; 4]))))
+            {
                 top.has_text = true;
             }
             if let Some(c) = decoded {

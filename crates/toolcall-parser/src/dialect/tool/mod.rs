@@ -136,9 +136,10 @@ impl Frame {
     }
 
     /// The text node at the end of the children, created when the last child is not text.
+    #[inline]
     fn text_mut(&mut self) -> &mut String {
         if !matches!(self.element.children.last(), Some(Node::Text(_))) {
-            self.element.children.push(Node::Text(String::new()));
+            self.new_text();
         }
         match self.element.children.last_mut() {
             Some(Node::Text(t)) => t,
@@ -146,11 +147,26 @@ impl Frame {
         }
     }
 
+    #[cold]
+    #[inline(never)]
+    fn new_text(&mut self) {
+        self.element.children.push(Node::Text(String::new()));
+    }
+
+    /// Appends CDATA content to the last CDATA node, or to a new one (out of line: a streamed
+    /// byte of a CDATA section appends on every feed).
+    #[inline(always)]
     fn push_cdata(&mut self, s: &str) {
         match self.element.children.last_mut() {
             Some(Node::CData(t)) => crate::stream::append(t, s),
-            _ => self.element.children.push(Node::CData(s.to_owned())),
+            _ => self.new_cdata(s),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn new_cdata(&mut self, s: &str) {
+        self.element.children.push(Node::CData(s.to_owned()));
     }
 }
 
@@ -246,6 +262,12 @@ pub(crate) struct ToolXml {
 }
 impl Grammar for ToolXml {
     fn run(&mut self, w: &str, base: usize, is_final: bool, out: &mut Vec<StreamEvent>) -> usize {
+        // A streamed token of plain text inside an argument: appended before anything else, in
+        // a function small enough to cost little more than the append (the general path's
+        // set-up is most of a 1-byte feed's work otherwise).
+        if !is_final && matches!(self.mode, Mode::Xml) && self.plain_feed(w, base, out) {
+            return self.keep_from_call();
+        }
         self.run_window(w, base, is_final, out)
     }
 
@@ -279,7 +301,9 @@ impl ToolXml {
     }
 
     /// Reads `w` (absolute offset `base`) from where it stopped; returns the first absolute
-    /// offset it still needs. With `is_final`, ends everything that is open.
+    /// offset it still needs. With `is_final`, ends everything that is open. (Never inlined into
+    /// [`Grammar::run`], whose per-feed fast path would otherwise pay its set-up.)
+    #[inline(never)]
     fn run_window(
         &mut self,
         w: &str,
@@ -287,20 +311,6 @@ impl ToolXml {
         is_final: bool,
         out: &mut Vec<StreamEvent>,
     ) -> usize {
-        // A streamed token of plain text inside an argument: appended before anything else.
-        if !is_final
-            && matches!(self.mode, Mode::Xml)
-            && let Some(mut call) = self.call.take()
-        {
-            let appended = self.plain_tail(w, base, &mut call);
-            self.call = Some(call);
-            if appended {
-                if self.asm.emit_deltas {
-                    self.flush_delta(w, base, out);
-                }
-                return self.keep_from();
-            }
-        }
         loop {
             let flow = match self.mode {
                 Mode::Prose => self.prose(w, base, is_final, out),
@@ -325,6 +335,21 @@ impl ToolXml {
         self.keep_from()
     }
 
+    /// A streamed token of plain text inside an argument ([`plain_tail`](Self::plain_tail)),
+    /// its delta flushed; `false` (nothing done) when the general path must read it.
+    #[inline]
+    fn plain_feed(&mut self, w: &str, base: usize, out: &mut Vec<StreamEvent>) -> bool {
+        let Some(mut call) = self.call.take() else {
+            return false;
+        };
+        let appended = self.plain_tail(w, base, &mut call);
+        self.call = Some(call);
+        if appended && self.asm.emit_deltas {
+            self.flush_delta(w, base, out);
+        }
+        appended
+    }
+
     /// The first absolute offset still needed.
     fn keep_from(&self) -> usize {
         match self.mode {
@@ -335,12 +360,18 @@ impl ToolXml {
                 .and_then(|c| c.core.snippet_at)
                 .map_or(self.pos, |at| at.min(self.pos)),
             Mode::Prose => self.pos.min(self.asm.prose_start),
-            _ => self
-                .call
-                .as_ref()
-                .map_or(self.pos, |c| c.core.start.min(self.pos))
-                .min(self.asm.prose_start),
+            _ => self.keep_from_call(),
         }
+    }
+
+    /// [`keep_from`](Self::keep_from) in a call's modes: its start, the position, or unsent
+    /// prose, whichever is first.
+    #[inline]
+    fn keep_from_call(&self) -> usize {
+        self.call
+            .as_ref()
+            .map_or(self.pos, |c| c.core.start.min(self.pos))
+            .min(self.asm.prose_start)
     }
 
     /// Ends the input: an open call is unterminated, prose is emitted.
