@@ -705,7 +705,7 @@ fn parse_raw_start_tag(s: &str) -> Option<Tag<'_>> {
 
 /// The character and length (with its `&`) of the named entity `rest` begins with, the bytes
 /// after a `&`: one of the five of XML, else `None`.
-#[inline]
+#[inline(always)]
 pub(crate) fn named_entity(rest: &[u8]) -> Option<(char, usize)> {
     match rest {
         [b'l', b't', b';', ..] => Some(('<', 4)),
@@ -721,7 +721,7 @@ pub(crate) fn named_entity(rest: &[u8]) -> Option<(char, usize)> {
 /// of the five named entities (`&`, `&l`, `&amp`…): a reference the window cuts short, whose end
 /// is still to come. (Its one definition beside [`named_entity`]; any other reference is left to
 /// `xml_fallback::reference::match_reference`.)
-#[inline]
+#[inline(always)]
 pub(crate) fn named_entity_prefix(rest: &[u8]) -> bool {
     matches!(
         rest,

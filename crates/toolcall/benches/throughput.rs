@@ -1066,24 +1066,29 @@ fn stream_with(xml: &str, chunk: usize, reuse: bool) -> ToolCall {
 fn stream_deltas(xml: &str, chunk: usize, reuse: bool, deltas: bool) -> ToolCall {
     let mut parser = StreamParser::new().argument_deltas(deltas);
     let mut call = None;
-    let mut take = |events: &mut dyn Iterator<Item = StreamEvent>| {
-        for e in events {
-            if let StreamEvent::CallFinished { result, .. } = e {
-                call = Some(result.expect("the call parses"));
-            }
-        }
-    };
     let mut events = Vec::new();
     for now in chunks(xml, chunk) {
         if reuse {
             parser.feed_into(now, &mut events);
-            take(&mut events.drain(..));
+            take_call(events.drain(..), &mut call);
         } else {
-            take(&mut parser.feed(now).into_iter());
+            take_call(parser.feed(now), &mut call);
         }
     }
-    take(&mut parser.finish().into_iter());
+    take_call(parser.finish(), &mut call);
     *call.expect("one call")
+}
+
+/// Keeps the finished call among `events`, as an application reading the events would (a plain
+/// loop over them, no dynamic dispatch per event: the 1-byte rows are compared with floors that
+/// pay none).
+#[inline(always)]
+fn take_call(events: impl IntoIterator<Item = StreamEvent>, call: &mut Option<Box<ToolCall>>) {
+    for e in events {
+        if let StreamEvent::CallFinished { result, .. } = e {
+            *call = Some(result.expect("the call parses"));
+        }
+    }
 }
 
 /// A copy of a parse's result: the floor of any reader that returns it.

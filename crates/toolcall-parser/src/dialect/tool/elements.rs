@@ -225,11 +225,12 @@ impl ToolXml {
             {
                 top.has_text = true;
             }
+            let text = top.text_mut();
             if let Some(c) = decoded {
-                top.text_mut().push(c);
-                top.refs = true;
+                text.push(c);
             }
-            append(top.text_mut(), rest);
+            append(text, rest);
+            top.refs |= decoded.is_some();
         }
         self.pos = base + w.len();
         true

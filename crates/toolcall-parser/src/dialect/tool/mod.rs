@@ -136,7 +136,7 @@ impl Frame {
     }
 
     /// The text node at the end of the children, created when the last child is not text.
-    #[inline]
+    #[inline(always)]
     fn text_mut(&mut self) -> &mut String {
         if !matches!(self.element.children.last(), Some(Node::Text(_))) {
             self.new_text();
