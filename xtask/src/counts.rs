@@ -108,14 +108,26 @@ fn rows() -> Vec<Row> {
             Bound::AtMost(1.5),
         ),
         row(
-            "256 KiB of CDATA in 1-byte chunks, deltas off ÷ the no-op feed",
+            "256 KiB of CDATA in 1-byte chunks (feed), deltas off ÷ the no-op feed",
             work("stream1q-cdata", STREAM),
             work("stream1-noop-cdata", NOOP),
             Bound::AtMost(5.0),
         ),
         row(
-            "256 KiB escaped in 1-byte chunks, deltas off ÷ the no-op feed",
+            "256 KiB escaped in 1-byte chunks (feed), deltas off ÷ the no-op feed",
             work("stream1q-escaped", STREAM),
+            work("stream1-noop-escaped", NOOP),
+            Bound::AtMost(5.0),
+        ),
+        row(
+            "the same through feed_into (one Vec of events reused), CDATA",
+            work("stream1r-cdata", STREAM),
+            work("stream1-noop-cdata", NOOP),
+            Bound::AtMost(5.0),
+        ),
+        row(
+            "the same through feed_into, escaped",
+            work("stream1r-escaped", STREAM),
             work("stream1-noop-escaped", NOOP),
             Bound::AtMost(5.0),
         ),
