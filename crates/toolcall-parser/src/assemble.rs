@@ -1188,7 +1188,7 @@ fn take_delta(delta: &mut String) -> String {
     if delta.len() > 64 {
         return std::mem::take(delta);
     }
-    let text = delta.as_str().to_owned();
+    let text = crate::stream::owned(delta);
     delta.clear();
     text
 }

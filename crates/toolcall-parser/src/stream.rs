@@ -300,7 +300,55 @@ pub fn chunks(text: &str, n: usize) -> impl Iterator<Item = &str> {
 #[inline(always)]
 pub(crate) fn append(out: &mut String, s: &str) {
     match s.as_bytes() {
+        // `s[..1]` is all of `s`: its length, now a constant.
         &[_] => out.push_str(&s[..1]),
         _ => out.push_str(s),
+    }
+}
+
+/// [`append`] for a streamed token of any size up to 16 bytes: each length its own copy of a
+/// constant size (a move or two, where `memcpy` is a call branching on the size). Used where a
+/// raw-text value and its deltas grow by a token per feed; the `<tool>` form's 1-byte path keeps
+/// [`append`], which measured fewer instructions there.
+#[inline(always)]
+pub(crate) fn append_token(out: &mut String, s: &str) {
+    macro_rules! by_length {
+        ($($n:literal)*) => {
+            match s.len() {
+                // `s[..n]` is all of `s`: its length, now a constant.
+                $($n => out.push_str(&s[..$n]),)*
+                _ => out.push_str(s),
+            }
+        };
+    }
+    by_length!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+}
+
+/// A new string holding `s`, copied as [`append_token`] copies (a streamed token's delta).
+#[inline]
+pub(crate) fn owned(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    append_token(&mut out, s);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// The by-length copies append exactly what `push_str` appends, at every length around
+        /// the table's (multi-byte characters included).
+        #[test]
+        fn appends_are_push_str(before in "[a-zé]{0,5}", s in "[a-z<é😀]{0,24}") {
+            let mut expected = before.clone();
+            expected.push_str(&s);
+            let (mut a, mut t) = (before.clone(), before);
+            append(&mut a, &s);
+            append_token(&mut t, &s);
+            proptest::prop_assert_eq!(&a, &expected);
+            proptest::prop_assert_eq!(&t, &expected);
+            proptest::prop_assert_eq!(owned(&s), s);
+        }
     }
 }

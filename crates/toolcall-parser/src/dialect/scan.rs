@@ -374,7 +374,7 @@ impl RawValue {
             self.text.len() - self.held()
         };
         if end > self.sent {
-            core.delta.push_str(&self.text[self.sent..end]);
+            crate::stream::append_token(&mut core.delta, &self.text[self.sent..end]);
             self.sent = end;
         }
         asm.push_delta(core, &self.name, out);
@@ -439,7 +439,7 @@ impl RawValue {
             counted,
             "checked above: the argument stays within its limit"
         );
-        self.text.push_str(&inp.w[*pos - inp.base..]);
+        crate::stream::append_token(&mut self.text, &inp.w[*pos - inp.base..]);
         *pos = inp.end();
         true
     }
