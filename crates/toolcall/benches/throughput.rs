@@ -1229,7 +1229,8 @@ fn serde_json_read<T: serde::de::DeserializeOwned>(json: &str) -> T {
 /// `stream1r-…`: deltas off through `feed_into`, one `Vec` of events reused),
 /// `stream16-cdata`, `stream4k-cdata`, `stream16-qwen`, `stream4-qwen`, `stream16-glm`,
 /// `stream4-glm`, `stream16-minimax`, `stream4-minimax` (1 MiB), `qwen`, `glm`, `minimax` (the
-/// same calls one-shot), `small-calls`,
+/// same calls one-shot), `qwen-small`, `stream16-qwen-small`, `stream4-qwen-small` (1,000 small
+/// Qwen3-Coder calls), `small-calls`,
 /// `repair` (1 MiB with 9.3% bare `&`; `repair-clean`: the same text escaped); and serde_json on the equivalent JSON, for instruction-count ratios free of the
 /// machine's noise: `escaped-json-struct`, `escaped-json-value` (the 1 MiB call),
 /// `small-calls-json-struct`, `small-calls-json-value` (the 1,000 calls), with the small calls'
@@ -1274,6 +1275,19 @@ fn profile(case: &str) {
          name=\"path\">src/main.rs</parameter>\n<parameter name=\"content\">{content}</parameter>\n\
          </invoke>\n</minimax:tool_call>"
     );
+    // 1,000 small Qwen3-Coder calls, a line of code each (the shape of the peers' small calls).
+    let qwen_small: String = workload::dense_code(256 * KIB, 11)
+        .lines()
+        .take(1000)
+        .enumerate()
+        .map(|(i, line)| {
+            format!(
+                "<tool_call>\n<function=write_file>\n<parameter=path>\nsrc/m{i}.rs\n</parameter>\n\
+                 <parameter=content>\n{}\n</parameter>\n</function>\n</tool_call>\n",
+                line.trim()
+            )
+        })
+        .collect();
     let (amp, _) = workload::ampersand_text(MIB);
     let bare = workload::ampersand_call(&amp, true);
     let clean = workload::ampersand_call(&amp, false);
@@ -1297,6 +1311,16 @@ fn profile(case: &str) {
                 let opts = ParseOptions::new().with_dialect(Dialect::Qwen3Coder);
                 let n = if case == "stream16-qwen" { 16 } else { 4 };
                 stream_dialect(&qwen, &opts, n).span.len()
+            }
+            "qwen-small" | "stream16-qwen-small" | "stream4-qwen-small" => {
+                let opts = ParseOptions::new().with_dialect(Dialect::Qwen3Coder);
+                match case {
+                    "qwen-small" => toolcall::parser::parse_with(&qwen_small, &opts)
+                        .segments
+                        .len(),
+                    "stream16-qwen-small" => stream_dialect(&qwen_small, &opts, 16).span.len(),
+                    _ => stream_dialect(&qwen_small, &opts, 4).span.len(),
+                }
             }
             "stream16-glm" | "stream4-glm" | "stream16-minimax" | "stream4-minimax" => {
                 let (dialect, text) = if case.ends_with("glm") {

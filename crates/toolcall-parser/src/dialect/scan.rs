@@ -246,15 +246,15 @@ pub(crate) enum Peek<'w> {
 /// Reads the lexeme at absolute `at` (a `<` after a close tag inside a value) as if more input
 /// followed (docs/FORMAT.md §7), without moving `lexer` past it.
 pub(crate) fn peek_markup<'w>(lexer: &mut Lexer, inp: Input<'w>, at: usize) -> Peek<'w> {
-    let mut peek = lexer.clone();
-    match peek.next_raw(inp.w, at - inp.base, inp.base, false) {
+    let saved = lexer.save();
+    let peek = match lexer.next_raw(inp.w, at - inp.base, inp.base, false) {
         None if inp.is_final => Peek::End,
-        None => {
-            *lexer = peek;
-            Peek::Wait
-        }
+        // The lexer keeps its progress on the lexeme the window cut.
+        None => return Peek::Wait,
         Some((lexeme, _)) => Peek::Lexeme(lexeme),
-    }
+    };
+    lexer.restore(saved);
+    peek
 }
 
 /// A value being read as raw text.
