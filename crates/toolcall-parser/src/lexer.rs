@@ -61,8 +61,9 @@ pub(crate) struct Tag<'w> {
 }
 
 /// Where a resumable scan stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Resume {
+    #[default]
     None,
     /// The bytes after the `&` at absolute offset `at`, matched up to `matcher.seen()`.
     Reference {
@@ -70,11 +71,7 @@ enum Resume {
         matcher: ReferenceMatcher,
     },
     /// Markup starting at `at` has been scanned without finding its end up to `to`.
-    Markup {
-        at: usize,
-        to: usize,
-        quote: u8,
-    },
+    Markup { at: usize, to: usize, quote: u8 },
 }
 
 #[cfg(test)]
@@ -184,13 +181,22 @@ impl Seek {
 /// the terminators it looks for are.
 #[derive(Debug, Clone)]
 pub(crate) struct Lexer {
-    in_cdata: bool,
-    resume: Resume,
+    /// All that changes as it reads: saved before a lexeme is read ahead and put back after
+    /// ([`Lexer::save`], [`Lexer::restore`]), where a clone of the whole lexer copied and dropped
+    /// its five finders (about 800 instructions a peek).
+    state: LexerState,
     cdata_end: memmem::Finder<'static>,
     comment_end: memmem::Finder<'static>,
     pi_end: memmem::Finder<'static>,
     /// `<NAME` and `</NAME` of [`Lexer::with_barrier`]: markup a comment may not hold.
     barrier: Option<[memmem::Finder<'static>; 2]>,
+}
+
+/// What a [`Lexer`] changes as it reads (its finders never change).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct LexerState {
+    in_cdata: bool,
+    resume: Resume,
     /// The remembered searches for `]]>`, `-->`, `?>` and the two barriers.
     seek_cdata: Seek,
     seek_comment: Seek,
@@ -198,78 +204,27 @@ pub(crate) struct Lexer {
     seek_barrier: [Seek; 2],
 }
 
-/// What a [`Lexer`] changes as it reads (its finders never change): saved before a lexeme is
-/// read ahead and put back after ([`Lexer::save`], [`Lexer::restore`]), where a clone of the
-/// whole lexer copied and dropped its five finders (about 800 instructions a peek).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct LexerState {
-    in_cdata: bool,
-    resume: Resume,
-    seek_cdata: Seek,
-    seek_comment: Seek,
-    seek_pi: Seek,
-    seek_barrier: [Seek; 2],
-}
-
 impl Lexer {
-    /// The state [`restore`](Self::restore) puts back. (Every field is named here, so that a
-    /// field added to the lexer must be placed on one side or the other.)
+    /// The state [`restore`](Self::restore) puts back.
     pub(crate) fn save(&self) -> LexerState {
-        let Lexer {
-            in_cdata,
-            resume,
-            cdata_end: _,
-            comment_end: _,
-            pi_end: _,
-            barrier: _,
-            seek_cdata,
-            seek_comment,
-            seek_pi,
-            seek_barrier,
-        } = *self;
-        LexerState {
-            in_cdata,
-            resume,
-            seek_cdata,
-            seek_comment,
-            seek_pi,
-            seek_barrier,
-        }
+        self.state
     }
 
     /// Puts back a state saved by [`save`](Self::save): the lexer reads as if nothing had been
     /// read since.
     pub(crate) fn restore(&mut self, saved: LexerState) {
-        let LexerState {
-            in_cdata,
-            resume,
-            seek_cdata,
-            seek_comment,
-            seek_pi,
-            seek_barrier,
-        } = saved;
-        self.in_cdata = in_cdata;
-        self.resume = resume;
-        self.seek_cdata = seek_cdata;
-        self.seek_comment = seek_comment;
-        self.seek_pi = seek_pi;
-        self.seek_barrier = seek_barrier;
+        self.state = saved;
     }
 }
 
 impl Default for Lexer {
     fn default() -> Self {
         Lexer {
-            in_cdata: false,
-            resume: Resume::None,
+            state: LexerState::default(),
             cdata_end: memmem::Finder::new(b"]]>"),
             comment_end: memmem::Finder::new(b"-->"),
             pi_end: memmem::Finder::new(b"?>"),
             barrier: None,
-            seek_cdata: Seek::default(),
-            seek_comment: Seek::default(),
-            seek_pi: Seek::default(),
-            seek_barrier: [Seek::default(); 2],
         }
     }
 }
@@ -317,13 +272,13 @@ impl Lexer {
 
     /// Whether the lexer is inside a CDATA section.
     pub(crate) fn in_cdata(&self) -> bool {
-        self.in_cdata
+        self.state.in_cdata
     }
 
     /// Forgets any scan in progress (after the grammar skipped input).
     pub(crate) fn reset(&mut self) {
-        self.in_cdata = false;
-        self.resume = Resume::None;
+        self.state.in_cdata = false;
+        self.state.resume = Resume::None;
     }
 
     /// Lexes at `w[pos..]`; `base` is the absolute offset of `w[0]`. Returns the lexeme and its
@@ -340,7 +295,7 @@ impl Lexer {
         if pos >= bytes.len() {
             return None;
         }
-        if self.in_cdata {
+        if self.state.in_cdata {
             return self.cdata(w, pos, base, is_final);
         }
         match bytes[pos] {
@@ -371,7 +326,7 @@ impl Lexer {
         out: &mut String,
         bare: &mut BareAmps,
     ) -> (usize, bool) {
-        debug_assert!(!self.in_cdata);
+        debug_assert!(!self.state.in_cdata);
         let bytes = w.as_bytes();
         let mut refs = false;
         let mut i = pos;
@@ -430,7 +385,7 @@ impl Lexer {
         let bytes = w.as_bytes();
         let rest = &bytes[pos..];
         if rest.starts_with(b"]]>") {
-            self.in_cdata = false;
+            self.state.in_cdata = false;
             return Some((Lexeme::CDataEnd, 3));
         }
         if rest[0] == b'\r' {
@@ -456,6 +411,7 @@ impl Lexer {
         let rest = &bytes[pos..];
         let at = base + pos;
         let end = match self
+            .state
             .seek_cdata
             .find(bytes, base, at, usize::MAX, &self.cdata_end)
         {
@@ -480,7 +436,7 @@ impl Lexer {
     fn reference<'w>(&mut self, w: &'w str, pos: usize, base: usize, is_final: bool) -> Lexed<'w> {
         let bytes = w.as_bytes();
         let at = base + pos;
-        let (mut matcher, mut i) = match self.resume {
+        let (mut matcher, mut i) = match self.state.resume {
             Resume::Reference { at: a, matcher } if a == at => (matcher, pos + 1 + matcher.seen()),
             _ => (ReferenceMatcher::new(), pos + 1),
         };
@@ -488,7 +444,7 @@ impl Lexer {
             match matcher.push(bytes[i]) {
                 Step::More => i += 1,
                 Step::Done(code_point) => {
-                    self.resume = Resume::None;
+                    self.state.resume = Resume::None;
                     let len = i + 1 - pos;
                     return Some(
                         match xml_fallback::reference::decode_code_point(code_point) {
@@ -498,16 +454,16 @@ impl Lexer {
                     );
                 }
                 Step::Bare => {
-                    self.resume = Resume::None;
+                    self.state.resume = Resume::None;
                     return Some((Lexeme::BareAmp, 1));
                 }
             }
         }
         if is_final {
-            self.resume = Resume::None;
+            self.state.resume = Resume::None;
             return Some((Lexeme::BareAmp, 1));
         }
-        self.resume = Resume::Reference { at, matcher };
+        self.state.resume = Resume::Reference { at, matcher };
         None
     }
 
@@ -530,7 +486,7 @@ impl Lexer {
             if rest.starts_with(prefix) {
                 return match kind {
                     Fixed::CData => {
-                        self.in_cdata = true;
+                        self.state.in_cdata = true;
                         Some((Lexeme::CDataStart, prefix.len()))
                     }
                     Fixed::Comment | Fixed::Pi => self.until(w, pos, base, kind, is_final),
@@ -575,13 +531,13 @@ impl Lexer {
             Fixed::Pi => (
                 Lexeme::ProcessingInstruction,
                 &self.pi_end,
-                &mut self.seek_pi,
+                &mut self.state.seek_pi,
                 2,
             ),
             _ => (
                 Lexeme::Comment,
                 &self.comment_end,
-                &mut self.seek_comment,
+                &mut self.state.seek_comment,
                 4,
             ),
         };
@@ -593,13 +549,16 @@ impl Lexer {
         // A barrier before the terminator (or, while it is not in sight, anywhere in the window).
         let barrier_limit = end.unwrap_or(limit);
         let barred = match &self.barrier {
-            Some(finders) => finders.iter().zip(&mut self.seek_barrier).any(|(f, s)| {
-                // `<NAME` begins the element only where the name ends (`<tool_name` is
-                // another element).
-                let ends = |after: &[u8]| after.first().map(|&b| !is_name_byte(b));
-                s.find_where(bytes, base, body, barrier_limit, f, ends)
-                    .is_some()
-            }),
+            Some(finders) => finders
+                .iter()
+                .zip(&mut self.state.seek_barrier)
+                .any(|(f, s)| {
+                    // `<NAME` begins the element only where the name ends (`<tool_name` is
+                    // another element).
+                    let ends = |after: &[u8]| after.first().map(|&b| !is_name_byte(b));
+                    s.find_where(bytes, base, body, barrier_limit, f, ends)
+                        .is_some()
+                }),
             None => false,
         };
         match end {
@@ -623,7 +582,7 @@ impl Lexer {
     ) -> Lexed<'w> {
         let bytes = w.as_bytes();
         let at = base + pos;
-        let (mut i, mut quote) = match self.resume {
+        let (mut i, mut quote) = match self.state.resume {
             Resume::Markup { at: a, to, quote } if a == at => (to - base, quote),
             _ => (pos + 1, 0),
         };
@@ -636,10 +595,10 @@ impl Lexer {
             if i >= limit {
                 scanned(i - scan_from);
                 if i >= pos + MAX_TAG_BYTES || is_final {
-                    self.resume = Resume::None;
+                    self.state.resume = Resume::None;
                     return Some((Lexeme::LiteralLt, 1));
                 }
-                self.resume = Resume::Markup {
+                self.state.resume = Resume::Markup {
                     at,
                     to: base + i,
                     quote,
@@ -663,7 +622,7 @@ impl Lexer {
             i += 1;
         };
         scanned(i - scan_from);
-        self.resume = Resume::None;
+        self.state.resume = Resume::None;
         let Some(close) = close else {
             return Some((Lexeme::LiteralLt, 1));
         };
@@ -705,7 +664,7 @@ impl Lexer {
             return Some((Lexeme::Text(&w[pos..end]), end - pos));
         }
         let at = base + pos;
-        let from = match self.resume {
+        let from = match self.state.resume {
             Resume::Markup { at: a, to, .. } if a == at => to - base,
             _ => pos + 1,
         };
@@ -714,17 +673,17 @@ impl Lexer {
         let close = memchr::memchr3(b'>', b'<', b'\n', &bytes[from..limit]).map(|i| from + i);
         let Some(close) = close else {
             if limit < pos + MAX_RAW_TAG_BYTES && !is_final {
-                self.resume = Resume::Markup {
+                self.state.resume = Resume::Markup {
                     at,
                     to: base + limit,
                     quote: 0,
                 };
                 return None;
             }
-            self.resume = Resume::None;
+            self.state.resume = Resume::None;
             return Some((Lexeme::LiteralLt, 1));
         };
-        self.resume = Resume::None;
+        self.state.resume = Resume::None;
         if bytes[close] != b'>' {
             return Some((Lexeme::LiteralLt, 1));
         }
