@@ -50,14 +50,14 @@ enum Bound {
 
 /// One row: what is compared, the two workloads, the bound.
 struct Row {
-    what: &'static str,
+    what: String,
     ours: Work,
     reference: Work,
     bound: Bound,
 }
 
 fn rows() -> Vec<Row> {
-    let row = |what, ours, reference, bound| Row {
+    let row = |what: String, ours, reference, bound| Row {
         what,
         ours,
         reference,
@@ -65,35 +65,37 @@ fn rows() -> Vec<Row> {
     };
     let small = work("small-calls", PARSE);
     let small_value = work("small-calls-json-value", JSON);
-    vec![
+    let mut rows = vec![
         row(
             "1 MiB entity-escaped call, one-shot: serde_json into a struct ÷ toolcall \
-             (throughput ratio)",
+             (throughput ratio)"
+                .into(),
             work("escaped", PARSE),
             work("escaped-json-struct", JSON),
             Bound::AtLeast(0.5),
         ),
         row(
-            "1,000 small calls: toolcall ÷ serde_json into Vec<struct>",
+            "1,000 small calls: toolcall ÷ serde_json into Vec<struct>".into(),
             small,
             work("small-calls-json-struct", JSON),
             Bound::AtMost(2.0),
         ),
         row(
-            "1,000 small calls: toolcall ÷ serde_json into Value",
+            "1,000 small calls: toolcall ÷ serde_json into Value".into(),
             small,
             small_value,
             Bound::AtMost(1.0),
         ),
         row(
-            "floor: cloning toolcall's result of the small calls ÷ serde_json into Value",
+            "floor: cloning toolcall's result of the small calls ÷ serde_json into Value".into(),
             work("small-calls-clone", "throughput::clone_result"),
             small_value,
             Bound::Floor,
         ),
         row(
             "floor: quick-xml's bare events over the small calls (nothing built) ÷ serde_json \
-             into Value",
+             into Value"
+                .into(),
             work(
                 "small-calls-quick-xml",
                 "throughput::support::readers::quick_xml_events",
@@ -102,67 +104,87 @@ fn rows() -> Vec<Row> {
             Bound::Floor,
         ),
         row(
-            "`&` repair (1 MiB, 9.3% bare `&`) ÷ the same text escaped",
+            "`&` repair (1 MiB, 9.3% bare `&`) ÷ the same text escaped".into(),
             work("repair", PARSE),
             work("repair-clean", PARSE),
             Bound::AtMost(1.5),
         ),
-        row(
-            "256 KiB of CDATA in 1-byte chunks (feed), deltas off ÷ the no-op feed",
-            work("stream1q-cdata", STREAM),
-            work("stream1-noop-cdata", NOOP),
-            Bound::AtMost(5.0),
-        ),
-        row(
-            "256 KiB escaped in 1-byte chunks (feed), deltas off ÷ the no-op feed",
-            work("stream1q-escaped", STREAM),
-            work("stream1-noop-escaped", NOOP),
-            Bound::AtMost(5.0),
-        ),
-        row(
-            "the same through feed_into (one Vec of events reused), CDATA",
-            work("stream1r-cdata", STREAM),
-            work("stream1-noop-cdata", NOOP),
-            Bound::AtMost(5.0),
-        ),
-        row(
-            "the same through feed_into, escaped",
-            work("stream1r-escaped", STREAM),
-            work("stream1-noop-escaped", NOOP),
-            Bound::AtMost(5.0),
-        ),
-        row(
-            "256 KiB of CDATA in 1-byte chunks, deltas on ÷ the no-op feed",
-            work("stream1-cdata", STREAM),
-            work("stream1-noop-cdata", NOOP),
-            Bound::AtMost(5.0),
-        ),
-        row(
-            "256 KiB escaped in 1-byte chunks, deltas on ÷ the no-op feed",
-            work("stream1-escaped", STREAM),
-            work("stream1-noop-escaped", NOOP),
-            Bound::AtMost(5.0),
-        ),
-        row(
-            "floor: a feed returning one delta event per byte ÷ the no-op feed (CDATA)",
-            work("stream1-delta-cdata", DELTA),
-            work("stream1-noop-cdata", NOOP),
-            Bound::Floor,
-        ),
-        row(
-            "256 KiB of CDATA in 1-byte chunks, deltas on ÷ that delta-event floor",
-            work("stream1-cdata", STREAM),
-            work("stream1-delta-cdata", DELTA),
-            Bound::AtMost(5.0),
-        ),
-        row(
-            "256 KiB escaped in 1-byte chunks, deltas on ÷ that delta-event floor",
-            work("stream1-escaped", STREAM),
-            work("stream1-delta-escaped", DELTA),
-            Bound::AtMost(5.0),
-        ),
-    ]
+    ];
+    // The 1-byte rows, for each form of the 256 KiB value: the parser through `feed` and through
+    // `feed_into` (deltas off), through `feed` with deltas on, against the no-op feed and, with
+    // deltas on, against the feed that only returns the owed delta event.
+    for (form, [quiet, reused, deltas, noop, delta_floor]) in ONE_BYTE {
+        let (quiet, reused, deltas) = (
+            work(quiet, STREAM),
+            work(reused, STREAM),
+            work(deltas, STREAM),
+        );
+        let (noop, delta_floor) = (work(noop, NOOP), work(delta_floor, DELTA));
+        let prefix = format!("256 KiB of {form} in 1-byte chunks");
+        rows.extend([
+            row(
+                format!("{prefix} (feed), deltas off ÷ the no-op feed"),
+                quiet,
+                noop,
+                Bound::AtMost(5.0),
+            ),
+            row(
+                format!(
+                    "{prefix} (feed_into: one Vec of events reused), deltas off ÷ the no-op feed"
+                ),
+                reused,
+                noop,
+                Bound::AtMost(5.0),
+            ),
+            row(
+                format!("{prefix}, deltas on ÷ the no-op feed"),
+                deltas,
+                noop,
+                Bound::AtMost(5.0),
+            ),
+            row(
+                format!(
+                    "floor: a feed returning one delta event per byte of {form} ÷ the no-op feed"
+                ),
+                delta_floor,
+                noop,
+                Bound::Floor,
+            ),
+            row(
+                format!("{prefix}, deltas on ÷ that delta-event floor"),
+                deltas,
+                delta_floor,
+                Bound::AtMost(5.0),
+            ),
+        ]);
+    }
+    rows
 }
+
+/// The `--profile` cases of the 1-byte rows, by form: deltas off through `feed` and through
+/// `feed_into`, deltas on, the no-op feed, the delta-event floor.
+const ONE_BYTE: [(&str, [&str; 5]); 2] = [
+    (
+        "CDATA",
+        [
+            "stream1q-cdata",
+            "stream1r-cdata",
+            "stream1-cdata",
+            "stream1-noop-cdata",
+            "stream1-delta-cdata",
+        ],
+    ),
+    (
+        "escaped text",
+        [
+            "stream1q-escaped",
+            "stream1r-escaped",
+            "stream1-escaped",
+            "stream1-noop-escaped",
+            "stream1-delta-escaped",
+        ],
+    ),
+];
 
 /// Runs every workload once under callgrind and prints the table; `false` when a workload
 /// could not be counted. Targets missed do not fail the task: it reports.

@@ -183,7 +183,7 @@ impl Seek {
 pub(crate) struct Lexer {
     /// All that changes as it reads: saved before a lexeme is read ahead and put back after
     /// ([`Lexer::save`], [`Lexer::restore`]), where a clone of the whole lexer copied and dropped
-    /// its five finders (about 800 instructions a peek).
+    /// its five finders (about 520 instructions a peek).
     state: LexerState,
     cdata_end: memmem::Finder<'static>,
     comment_end: memmem::Finder<'static>,
@@ -1093,7 +1093,9 @@ mod tests {
             proptest::prop_assert_eq!(next_tag_byte(&bytes, from, limit), expected);
         }
 
-        /// The bytewise tail of `next_special` finds what `memchr3` finds.
+        /// The five named entities' fast reading agrees with the general reference matcher:
+        /// a complete one is the same reference, none is missed, and a proper beginning of one
+        /// is incomplete there too.
         #[test]
         fn named_entities_agree_with_the_reference_matcher(
             rest in proptest::collection::vec(proptest::sample::select(b"ltgampousqx;#&".to_vec()), 0..8),
@@ -1121,6 +1123,7 @@ mod tests {
             }
         }
 
+        /// The bytewise tail of `next_special` finds what `memchr3` finds.
         #[test]
         fn next_special_finds_the_first_special_byte(
             bytes in proptest::collection::vec(proptest::sample::select(b"ab<&\r]".to_vec()), 0..100),

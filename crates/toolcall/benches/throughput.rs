@@ -1231,8 +1231,8 @@ fn serde_json_read<T: serde::de::DeserializeOwned>(json: &str) -> T {
 /// `stream4-glm`, `stream16-minimax`, `stream4-minimax` (1 MiB), `qwen`, `glm`, `minimax` (the
 /// same calls one-shot), `qwen-small`, `stream16-qwen-small`, `stream4-qwen-small` (1,000 small
 /// Qwen3-Coder calls), `small-calls`,
-/// `repair` (1 MiB with 9.3% bare `&`; `repair-clean`: the same text escaped); and serde_json on the equivalent JSON, for instruction-count ratios free of the
-/// machine's noise: `escaped-json-struct`, `escaped-json-value` (the 1 MiB call),
+/// `repair` (1 MiB with 9.3% bare `&`; `repair-clean`: the same text escaped); and serde_json
+/// on the equivalent JSON, for instruction-count ratios free of the machine's noise: `escaped-json-struct`, `escaped-json-value` (the 1 MiB call),
 /// `small-calls-json-struct`, `small-calls-json-value` (the 1,000 calls), with the small calls'
 /// floors: `small-calls-quick-xml` (quick-xml's events, [`quick_xml_events`]) and
 /// `small-calls-clone` (cloning the parsed result, [`clone_result`]); and the floors of the

@@ -169,24 +169,20 @@ impl ToolXml {
         // to be done; a complete one (`&amp;`, its last byte just arrived) is decoded here, as
         // `text_run` decodes it, if plain text is all that follows it.
         let (decoded, rest) = match rest.as_bytes() {
-            [b'&', after @ ..] if !in_cdata => {
-                if let Some((c, len)) = named_entity(after) {
-                    (Some(c), &rest[len..])
-                } else if named_entity_prefix(after) {
-                    return true;
-                } else {
-                    match xml_fallback::reference::match_reference(rest.as_bytes()) {
-                        RefMatch::Incomplete if rest.len() <= MAX_PENDING_REFERENCE => return true,
-                        RefMatch::Valid { len, code_point } => {
-                            match xml_fallback::reference::decode_code_point(code_point) {
-                                Some(c) => (Some(c), &rest[len..]),
-                                None => return false,
-                            }
+            [b'&', after @ ..] if !in_cdata => match named_entity(after) {
+                Some((c, len)) => (Some(c), &rest[len..]),
+                None if named_entity_prefix(after) => return true,
+                None => match xml_fallback::reference::match_reference(rest.as_bytes()) {
+                    RefMatch::Incomplete if rest.len() <= MAX_PENDING_REFERENCE => return true,
+                    RefMatch::Valid { len, code_point } => {
+                        match xml_fallback::reference::decode_code_point(code_point) {
+                            Some(c) => (Some(c), &rest[len..]),
+                            None => return false,
                         }
-                        _ => return false,
                     }
-                }
-            }
+                    _ => return false,
+                },
+            },
             _ => (None, rest),
         };
         let bytes = rest.as_bytes();

@@ -147,14 +147,17 @@ impl Frame {
         }
     }
 
+    /// A new, empty text node (the cold half of [`text_mut`](Self::text_mut)).
     #[cold]
     #[inline(never)]
     fn new_text(&mut self) {
         self.element.children.push(Node::Text(String::new()));
     }
 
-    /// Appends CDATA content to the last CDATA node, or to a new one (out of line: a streamed
-    /// byte of a CDATA section appends on every feed).
+    /// Appends CDATA content to the last CDATA node, or to a new one ([`new_cdata`], out of line:
+    /// a streamed byte of a CDATA section appends here on every feed).
+    ///
+    /// [`new_cdata`]: Self::new_cdata
     #[inline(always)]
     fn push_cdata(&mut self, s: &str) {
         match self.element.children.last_mut() {
@@ -163,6 +166,7 @@ impl Frame {
         }
     }
 
+    /// A new CDATA node holding `s`.
     #[cold]
     #[inline(never)]
     fn new_cdata(&mut self, s: &str) {
@@ -262,9 +266,9 @@ pub(crate) struct ToolXml {
 }
 impl Grammar for ToolXml {
     fn run(&mut self, w: &str, base: usize, is_final: bool, out: &mut Vec<StreamEvent>) -> usize {
-        // A streamed token of plain text inside an argument: appended before anything else, in
-        // a function small enough to cost little more than the append (the general path's
-        // set-up is most of a 1-byte feed's work otherwise).
+        // A streamed token of plain text inside an argument: appended before anything else,
+        // without the general path's set-up (`run_window`, never inlined here), which is most of
+        // a 1-byte feed's work otherwise.
         if !is_final && matches!(self.mode, Mode::Xml) && self.plain_feed(w, base, out) {
             return self.keep_from_call();
         }
