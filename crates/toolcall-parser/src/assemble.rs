@@ -16,6 +16,7 @@ use crate::event::StreamEvent;
 use crate::locate::Locator;
 use crate::names::{invalid_name_message, is_valid_name};
 use crate::options::ParseOptions;
+use crate::recycle::Recycled;
 use arg_types::json_schema::ArgumentLookup;
 use arg_types::{Map, Value};
 use serde_json::Value as Json;
@@ -59,6 +60,8 @@ pub(crate) struct Assembler {
     input_elements: usize,
     /// Argument schemas by tool, their root branches walked once ([`Assembler::argument_schema`]).
     arguments: ArgumentLookup,
+    /// Strings of events handed back by the caller, for the text of the next ones.
+    pub(crate) recycled: Recycled,
 }
 
 /// The parts of one call that do not depend on the dialect.
@@ -260,6 +263,7 @@ impl Assembler {
             call_limit_reported: false,
             input_elements: 0,
             arguments: ArgumentLookup::default(),
+            recycled: Recycled::default(),
         }
     }
 
@@ -275,7 +279,7 @@ impl Assembler {
     ) {
         if upto > self.prose_start {
             out.push(StreamEvent::Prose {
-                text: w[self.prose_start - base..upto - base].to_owned(),
+                text: self.recycled.text(&w[self.prose_start - base..upto - base]),
             });
             self.prose_start = upto;
         }
@@ -838,19 +842,30 @@ impl Assembler {
     }
 
     /// Pushes the text decoded since the last delta, if any, as an event of argument `name`.
-    pub(crate) fn push_delta(&self, core: &mut CallCore, name: &str, out: &mut Vec<StreamEvent>) {
+    pub(crate) fn push_delta(
+        &mut self,
+        core: &mut CallCore,
+        name: &str,
+        out: &mut Vec<StreamEvent>,
+    ) {
         if core.delta.is_empty() {
             return;
         }
-        let argument = core
-            .delta_argument
-            .as_ref()
-            .map_or_else(|| Arc::from(name), Arc::clone);
+        let (argument, text) = match (&core.delta_argument, self.recycled.is_empty()) {
+            (Some(a), false) => {
+                let text = self.recycled.swap_out(&mut core.delta).unwrap_or_default();
+                (self.recycled.argument(a), text)
+            }
+            (a, _) => (
+                a.as_ref().map_or_else(|| Arc::from(name), Arc::clone),
+                take_delta(&mut core.delta),
+            ),
+        };
         debug_assert_eq!(*argument, *name);
         out.push(StreamEvent::ArgumentDelta {
             index: core.index,
             argument,
-            text: take_delta(&mut core.delta),
+            text,
         });
     }
 

@@ -34,6 +34,7 @@ mod names;
 mod options;
 mod output;
 mod reasoning;
+mod recycle;
 mod schema;
 mod stream;
 mod swar;

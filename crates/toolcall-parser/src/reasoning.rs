@@ -357,8 +357,9 @@ impl Reasoned {
     /// Emits reasoning text `w[from..to]` (absolute offsets).
     fn emit(&mut self, w: &str, base: usize, from: usize, to: usize, out: &mut Vec<StreamEvent>) {
         if to > from {
+            let text = &w[from - base..to - base];
             out.push(StreamEvent::Reasoning {
-                text: w[from - base..to - base].to_owned(),
+                text: self.inner.assembler().recycled.text(text),
             });
         }
     }

@@ -138,6 +138,40 @@ impl StreamParser {
         }
     }
 
+    /// Like [`feed_into`](StreamParser::feed_into), but `events` first gives back the events of
+    /// the last chunk: they are dropped, and their text buffers (and the shared name of the
+    /// argument their deltas belong to) become this chunk's events. A server that reads each
+    /// chunk's events by reference and feeds the next chunk with the same `Vec` allocates no
+    /// string per chunk once streaming runs (docs/PERFORMANCE.md measures the saving: 40% of the
+    /// instructions of 1-byte chunks of a `<tool>` value, 14–16% of 4- and 16-byte chunks of
+    /// the raw-text dialects). What is kept between chunks is bounded (4 strings of at most
+    /// 4 KiB), and the events are exactly those [`feed`](StreamParser::feed) returns.
+    ///
+    /// ```
+    /// use toolcall_parser::{StreamEvent, StreamParser};
+    /// let mut p = StreamParser::new();
+    /// let mut events = Vec::new();
+    /// let mut content = String::new();
+    /// for chunk in ["<tool><tool_name>w</tool_name><arguments><c>ab", "cd", "ef</c></arguments></tool>"] {
+    ///     p.feed_reusing(chunk, &mut events);
+    ///     for e in &events {
+    ///         if let StreamEvent::ArgumentDelta { text, .. } = e {
+    ///             content.push_str(text);
+    ///         }
+    ///     }
+    /// }
+    /// assert_eq!(content, "abcdef");
+    /// ```
+    pub fn feed_reusing(&mut self, chunk: &str, events: &mut Vec<StreamEvent>) {
+        if !events.is_empty() {
+            let recycled = &mut self.grammar.assembler().recycled;
+            while let Some(event) = events.pop() {
+                recycled.keep(event);
+            }
+        }
+        self.feed_into(chunk, events);
+    }
+
     /// Reads the next chunk of raw bytes, which may split a UTF-8 character anywhere: the
     /// bytes of an incomplete character wait for the next chunk. Bytes that are not UTF-8 are
     /// read as U+FFFD, as `String::from_utf8_lossy` would.

@@ -1,5 +1,6 @@
 //! The parser's invariants, stated as properties:
 //! - any chunking of any input gives the one-shot calls, errors and prose;
+//! - reusing the events' buffers (`feed_reusing`) changes no event;
 //! - no input panics;
 //! - `ToolCall::to_xml` round-trips;
 //! - on well-formed calls our arguments equal those of xml-rs's tree, with no repair;
@@ -13,8 +14,8 @@ use proptest::prelude::*;
 use toolcall_parser::{CallsInReasoning, Dialect, ParseOptions, Reasoning, parse, parse_with};
 use xml_fallback::escape::Escaper;
 
-/// Splits `text` at the given fractions (character boundaries), feeds the pieces.
-fn parse_split(text: &str, cuts: &[usize], options: &ParseOptions) -> toolcall_parser::ParseResult {
+/// `text` cut at the given fractions (character boundaries), in order.
+fn cut_at<'t>(text: &'t str, cuts: &[usize]) -> Vec<&'t str> {
     let mut points: Vec<usize> = cuts
         .iter()
         .map(|&c| {
@@ -26,12 +27,21 @@ fn parse_split(text: &str, cuts: &[usize], options: &ParseOptions) -> toolcall_p
         })
         .collect();
     points.sort_unstable();
+    let mut last = 0;
+    let mut pieces = Vec::new();
+    for p in points.into_iter().chain([text.len()]) {
+        pieces.push(&text[last..p]);
+        last = p;
+    }
+    pieces
+}
+
+/// Splits `text` at the given fractions (character boundaries), feeds the pieces.
+fn parse_split(text: &str, cuts: &[usize], options: &ParseOptions) -> toolcall_parser::ParseResult {
     let mut parser = toolcall_parser::StreamParser::with_options(options.clone());
     let mut events = Vec::new();
-    let mut last = 0;
-    for p in points.into_iter().chain([text.len()]) {
-        events.extend(parser.feed(&text[last..p]));
-        last = p;
+    for piece in cut_at(text, cuts) {
+        events.extend(parser.feed(piece));
     }
     events.extend(parser.finish());
     toolcall_parser::ParseResult::from_events(events)
@@ -117,6 +127,32 @@ proptest! {
         prop_assert!(r.prose().len() + calls <= text.len());
         if r.calls().is_empty() && r.errors().is_empty() {
             prop_assert_eq!(r.prose(), text);
+        }
+    }
+
+    /// `feed_reusing` (each chunk's events handed back with the next) gives exactly the events
+    /// `feed` gives, event by event, in every dialect, with the reasoning channel or without,
+    /// in any chunking: the text buffers it reuses never carry text from one event to another.
+    #[test]
+    fn reusing_event_buffers_changes_no_event(text in soup(), cuts in prop::collection::vec(any::<usize>(), 0..12), small in 1usize..5) {
+        for &dialect in Dialect::ALL {
+            let reasoning = Reasoning::for_dialect(dialect).starting_open(true);
+            for options in [
+                ParseOptions::new().with_dialect(dialect),
+                ParseOptions::new().with_dialect(dialect).with_reasoning(reasoning),
+            ] {
+                for pieces in [cut_at(&text, &cuts), toolcall_parser::chunks(&text, small).collect()] {
+                    let mut fed = toolcall_parser::StreamParser::with_options(options.clone());
+                    let mut reusing = toolcall_parser::StreamParser::with_options(options.clone());
+                    let mut events = Vec::new();
+                    for piece in pieces {
+                        let expected = fed.feed(piece);
+                        reusing.feed_reusing(piece, &mut events);
+                        prop_assert_eq!(&events, &expected, "{} at {:?}", dialect, piece);
+                    }
+                    prop_assert_eq!(reusing.finish(), fed.finish(), "{}", dialect);
+                }
+            }
         }
     }
 

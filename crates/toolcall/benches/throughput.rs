@@ -453,7 +453,8 @@ impl Bench {
             "\n## Streaming: `StreamParser::feed` in chunks\n\nAs an application reads a model's \
              stream: argument deltas on, each chunk's events taken by value and dropped but the \
              finished call. `feed_into` rows reuse one event `Vec` instead of a new one per \
-             chunk; 4-byte chunks are about a model's token; `deltas off` is the parser with \
+             chunk; `feed_reusing` rows read each chunk's events by reference and hand them back \
+             with the next chunk, whose events reuse their strings; 4-byte chunks are about a model's token; `deltas off` is the parser with \
              `argument_deltas(false)`. The `floor` rows are not the parser: cutting the input \
              into 1-byte chunks; handing each to a `feed` that only keeps it (no push parser \
              can be cheaper); and a `feed` that parses nothing but answers each byte as the \
@@ -481,48 +482,49 @@ impl Bench {
             for form in Form::ALL {
                 let xml = workload::xml_call(&content, form);
                 let one_shot = self.time(|| toolcall::parser::parse(black_box(&xml)));
-                // (chunk bytes, events into one reused Vec with `feed_into`)
-                let sizes_and_apis: &[(usize, bool)] = if size > MIB {
+                // (chunk bytes, how the events are taken)
+                let sizes_and_apis: &[(usize, Api)] = if size > MIB {
                     &[
-                        (usize::MAX, false),
-                        (4096, false),
-                        (16, false),
-                        (4, false),
-                        (1, false),
+                        (usize::MAX, Api::Feed),
+                        (4096, Api::Feed),
+                        (16, Api::Feed),
+                        (4, Api::Feed),
+                        (1, Api::Feed),
                     ]
                 } else {
                     &[
-                        (usize::MAX, false),
-                        (4096, false),
-                        (16, false),
-                        (4, false),
-                        (1, false),
-                        (16, true),
-                        (1, true),
+                        (usize::MAX, Api::Feed),
+                        (4096, Api::Feed),
+                        (16, Api::Feed),
+                        (4, Api::Feed),
+                        (1, Api::Feed),
+                        (16, Api::Into),
+                        (1, Api::Into),
+                        (16, Api::Reusing),
+                        (1, Api::Reusing),
                     ]
                 };
                 let mut whole = None;
-                for &(chunk, reuse) in sizes_and_apis {
-                    let call = stream_with(&xml, chunk, reuse);
+                for &(chunk, api) in sizes_and_apis {
+                    let call = stream_with(&xml, chunk, api);
                     assert_eq!(call.arguments["content"].as_str(), Some(content.as_str()));
-                    let t = self.time(|| stream_with(black_box(&xml), chunk, reuse));
+                    let t = self.time(|| stream_with(black_box(&xml), chunk, api));
                     let base = *whole.get_or_insert(t);
                     let ratio = t.secs() / base.secs();
-                    let api = if reuse { ", feed_into" } else { "" };
                     table.row(vec![
                         report::size(size),
                         form.name().into(),
                         if chunk == usize::MAX {
                             "one".into()
                         } else {
-                            format!("{chunk} B{api}")
+                            format!("{chunk} B{}", api.label())
                         },
                         report::duration(t.secs()),
                         report::mbps(t.mbps(content.len())),
                         report::ratio(ratio),
                         report::ratio(t.secs() / one_shot.secs()),
                     ]);
-                    if chunk == 1 && !reuse {
+                    if chunk == 1 && api == Api::Feed {
                         per_byte.push((form, size, t.secs() / xml.len() as f64));
                         // The floor under any parser fed 1-byte chunks: cutting the input
                         // into them, and calling a `feed` that does nothing but keep them.
@@ -540,7 +542,8 @@ impl Bench {
                         let delta_floor = self.time(|| delta_floor_stream(black_box(&xml)));
                         // Deltas off: a byte of an argument makes no event, so the no-op feed
                         // is this API's floor.
-                        let quiet = self.time(|| stream_deltas(black_box(&xml), 1, false, false));
+                        let quiet =
+                            self.time(|| stream_deltas(black_box(&xml), 1, Api::Feed, false));
                         for (what, t) in [
                             ("deltas off", quiet),
                             ("floor: slicing only", slicing),
@@ -1029,50 +1032,86 @@ fn check_call(r: &ParseResult, content: &str, repairs: usize) {
     assert_eq!(c.repairs.iter().map(|r| r.count).sum::<usize>(), repairs);
 }
 
+/// How the streaming harness hands chunks to the parser and takes the events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Api {
+    /// [`StreamParser::feed`]: a new `Vec` of events per chunk.
+    Feed,
+    /// [`StreamParser::feed_into`]: one `Vec`, drained after each chunk.
+    Into,
+    /// [`StreamParser::feed_reusing`]: one `Vec`, its events read by reference and handed back
+    /// with the next chunk.
+    Reusing,
+}
+
+impl Api {
+    /// The suffix of a report row's chunk column.
+    fn label(self) -> &'static str {
+        match self {
+            Api::Feed => "",
+            Api::Into => ", feed_into",
+            Api::Reusing => ", feed_reusing",
+        }
+    }
+}
+
 /// Feeds `xml` in chunks of `chunk` bytes (at character boundaries; `usize::MAX`: one chunk)
 /// as an application would, and returns the call.
 fn stream(xml: &str, chunk: usize) -> ToolCall {
-    stream_with(xml, chunk, false)
+    stream_with(xml, chunk, Api::Feed)
 }
 
-/// Streams `text` in `chunk`-byte pieces (`usize::MAX`: one) with `opts`; returns its one call.
+/// Streams `text` in `chunk`-byte pieces (`usize::MAX`: one) with `opts` through `feed_into`;
+/// returns its one call.
 fn stream_dialect(text: &str, opts: &ParseOptions, chunk: usize) -> ToolCall {
-    let mut parser = StreamParser::with_options(opts.clone());
+    stream_dialect_with(text, opts, chunk, Api::Into)
+}
+
+/// [`stream_dialect`] through `api` (out of line: instruction counts toggle on it).
+#[inline(never)]
+fn stream_dialect_with(text: &str, opts: &ParseOptions, chunk: usize, api: Api) -> ToolCall {
+    feed_all(StreamParser::with_options(opts.clone()), text, chunk, api)
+}
+
+/// [`stream`] through `api`.
+fn stream_with(xml: &str, chunk: usize, api: Api) -> ToolCall {
+    stream_deltas(xml, chunk, api, true)
+}
+
+/// [`stream_with`], with argument deltas on or off (out of line: instruction counts toggle on
+/// it).
+#[inline(never)]
+fn stream_deltas(xml: &str, chunk: usize, api: Api, deltas: bool) -> ToolCall {
+    feed_all(StreamParser::new().argument_deltas(deltas), xml, chunk, api)
+}
+
+/// `text` in `chunk`-byte pieces to `parser` through `api`, then `finish`; the one call. One
+/// loop per API, so that none pays for choosing it per chunk.
+#[inline(always)]
+fn feed_all(mut parser: StreamParser, text: &str, chunk: usize, api: Api) -> ToolCall {
     let mut call = None;
     let mut events = Vec::new();
-    for now in chunks(text, chunk) {
-        parser.feed_into(now, &mut events);
-        for e in events.drain(..) {
-            if let StreamEvent::CallFinished { result, .. } = e {
-                call = Some(result.expect("the call parses"));
+    match api {
+        Api::Feed => {
+            for now in chunks(text, chunk) {
+                take_call(parser.feed(now), &mut call);
             }
         }
-    }
-    for e in parser.finish() {
-        if let StreamEvent::CallFinished { result, .. } = e {
-            call = Some(result.expect("the call parses"));
+        Api::Into => {
+            for now in chunks(text, chunk) {
+                parser.feed_into(now, &mut events);
+                take_call(events.drain(..), &mut call);
+            }
         }
-    }
-    *call.expect("one call")
-}
-
-/// [`stream`], with [`StreamParser::feed`] (a new `Vec` of events per chunk) or, with `reuse`,
-/// [`StreamParser::feed_into`] one `Vec` drained after each chunk.
-fn stream_with(xml: &str, chunk: usize, reuse: bool) -> ToolCall {
-    stream_deltas(xml, chunk, reuse, true)
-}
-
-/// [`stream_with`], with argument deltas on or off.
-fn stream_deltas(xml: &str, chunk: usize, reuse: bool, deltas: bool) -> ToolCall {
-    let mut parser = StreamParser::new().argument_deltas(deltas);
-    let mut call = None;
-    let mut events = Vec::new();
-    for now in chunks(xml, chunk) {
-        if reuse {
-            parser.feed_into(now, &mut events);
-            take_call(events.drain(..), &mut call);
-        } else {
-            take_call(parser.feed(now), &mut call);
+        Api::Reusing => {
+            for now in chunks(text, chunk) {
+                parser.feed_reusing(now, &mut events);
+                for e in &events {
+                    if let StreamEvent::CallFinished { result, .. } = e {
+                        call = Some(result.clone().expect("the call parses"));
+                    }
+                }
+            }
         }
     }
     take_call(parser.finish(), &mut call);
@@ -1226,11 +1265,13 @@ fn serde_json_read<T: serde::de::DeserializeOwned>(json: &str) -> T {
 /// `--quick`, one run) `valgrind --tool=callgrind`. Cases: `cdata`, `escaped` (1 MiB one-shot;
 /// `cdata10`, `escaped10`: 10 MiB),
 /// `stream1-cdata`, `stream1-escaped` (1-byte chunks, 256 KiB; `stream1q-…`: deltas off;
-/// `stream1r-…`: deltas off through `feed_into`, one `Vec` of events reused),
+/// `stream1r-…`: deltas off through `feed_into`, one `Vec` of events reused; `stream1u-…`:
+/// deltas on through `feed_reusing`),
 /// `stream16-cdata`, `stream4k-cdata`, `stream16-qwen`, `stream4-qwen`, `stream16-glm`,
 /// `stream4-glm`, `stream16-minimax`, `stream4-minimax` (1 MiB), `qwen`, `glm`, `minimax` (the
 /// same calls one-shot), `qwen-small`, `stream16-qwen-small`, `stream4-qwen-small` (1,000 small
-/// Qwen3-Coder calls), `small-calls`,
+/// Qwen3-Coder calls; each streamed dialect case through `feed_into`, or through
+/// `feed_reusing` with the suffix `-reusing`, as `stream4-qwen-reusing`), `small-calls`,
 /// `repair` (1 MiB with 9.3% bare `&`; `repair-clean`: the same text escaped); and serde_json
 /// on the equivalent JSON, for instruction-count ratios free of the machine's noise: `escaped-json-struct`, `escaped-json-value` (the 1 MiB call),
 /// `small-calls-json-struct`, `small-calls-json-value` (the 1,000 calls), with the small calls'
@@ -1241,6 +1282,11 @@ fn serde_json_read<T: serde::de::DeserializeOwned>(json: &str) -> T {
 /// delta event, [`delta_floor_stream`]).
 fn profile(case: &str) {
     let quick = std::env::args().any(|a| a == "--quick");
+    // A dialect's streaming case through `feed_reusing` instead of `feed_into`.
+    let (case, api) = match case.strip_suffix("-reusing") {
+        Some(streamed) if streamed.starts_with("stream") => (streamed, Api::Reusing),
+        _ => (case, Api::Into),
+    };
     let size = match case {
         "stream1-cdata"
         | "stream1-escaped"
@@ -1248,6 +1294,8 @@ fn profile(case: &str) {
         | "stream1q-escaped"
         | "stream1r-cdata"
         | "stream1r-escaped"
+        | "stream1u-cdata"
+        | "stream1u-escaped"
         | "stream1-noop-cdata"
         | "stream1-noop-escaped"
         | "stream1-delta-cdata"
@@ -1297,10 +1345,12 @@ fn profile(case: &str) {
             "escaped" | "escaped10" => toolcall::parser::parse(&escaped).segments.len(),
             "stream1-cdata" => stream(&cdata, 1).span.len(),
             "stream1-escaped" => stream(&escaped, 1).span.len(),
-            "stream1q-cdata" => stream_deltas(&cdata, 1, false, false).span.len(),
-            "stream1q-escaped" => stream_deltas(&escaped, 1, false, false).span.len(),
-            "stream1r-cdata" => stream_deltas(&cdata, 1, true, false).span.len(),
-            "stream1r-escaped" => stream_deltas(&escaped, 1, true, false).span.len(),
+            "stream1q-cdata" => stream_deltas(&cdata, 1, Api::Feed, false).span.len(),
+            "stream1q-escaped" => stream_deltas(&escaped, 1, Api::Feed, false).span.len(),
+            "stream1r-cdata" => stream_deltas(&cdata, 1, Api::Into, false).span.len(),
+            "stream1r-escaped" => stream_deltas(&escaped, 1, Api::Into, false).span.len(),
+            "stream1u-cdata" => stream_deltas(&cdata, 1, Api::Reusing, true).span.len(),
+            "stream1u-escaped" => stream_deltas(&escaped, 1, Api::Reusing, true).span.len(),
             "stream1-noop-cdata" => noop_stream(&cdata),
             "stream1-noop-escaped" => noop_stream(&escaped),
             "stream1-delta-cdata" => delta_floor_stream(&cdata),
@@ -1310,7 +1360,7 @@ fn profile(case: &str) {
             "stream16-qwen" | "stream4-qwen" => {
                 let opts = ParseOptions::new().with_dialect(Dialect::Qwen3Coder);
                 let n = if case == "stream16-qwen" { 16 } else { 4 };
-                stream_dialect(&qwen, &opts, n).span.len()
+                stream_dialect_with(&qwen, &opts, n, api).span.len()
             }
             "qwen-small" | "stream16-qwen-small" | "stream4-qwen-small" => {
                 let opts = ParseOptions::new().with_dialect(Dialect::Qwen3Coder);
@@ -1318,8 +1368,10 @@ fn profile(case: &str) {
                     "qwen-small" => toolcall::parser::parse_with(&qwen_small, &opts)
                         .segments
                         .len(),
-                    "stream16-qwen-small" => stream_dialect(&qwen_small, &opts, 16).span.len(),
-                    _ => stream_dialect(&qwen_small, &opts, 4).span.len(),
+                    "stream16-qwen-small" => {
+                        stream_dialect_with(&qwen_small, &opts, 16, api).span.len()
+                    }
+                    _ => stream_dialect_with(&qwen_small, &opts, 4, api).span.len(),
                 }
             }
             "stream16-glm" | "stream4-glm" | "stream16-minimax" | "stream4-minimax" => {
@@ -1330,7 +1382,7 @@ fn profile(case: &str) {
                 };
                 let opts = ParseOptions::new().with_dialect(dialect);
                 let n = if case.starts_with("stream16") { 16 } else { 4 };
-                stream_dialect(text, &opts, n).span.len()
+                stream_dialect_with(text, &opts, n, api).span.len()
             }
             "qwen" | "glm" | "minimax" => {
                 let (dialect, text) = match case {

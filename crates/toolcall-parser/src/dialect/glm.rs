@@ -124,7 +124,7 @@ impl Grammar for Glm {
         if let State::Value { call, value } = &mut self.state
             && value.plain_tail(&mut self.asm, &mut call.core, inp, &mut self.pos)
         {
-            value.deliver(&self.asm, &mut call.core, false, out);
+            value.deliver(&mut self.asm, &mut call.core, false, out);
             return self.keep_from();
         }
         loop {
@@ -157,7 +157,7 @@ impl Grammar for Glm {
             self.finish(inp, out);
         }
         if let State::Value { call, value } = &mut self.state {
-            value.deliver(&self.asm, &mut call.core, false, out);
+            value.deliver(&mut self.asm, &mut call.core, false, out);
         }
         self.keep_from()
     }
@@ -556,7 +556,7 @@ impl Glm {
     }
 
     fn close_value(&mut self, call: &mut Call, mut value: RawValue, out: &mut Vec<StreamEvent>) {
-        value.deliver(&self.asm, &mut call.core, true, out);
+        value.deliver(&mut self.asm, &mut call.core, true, out);
         call.core.delta_argument = None;
         // A key given again is dropped: the first value stands (§9.4).
         if value.repeated {

@@ -754,7 +754,9 @@ impl Invoke {
 
     /// Closes `param`: its value is complete.
     fn close_parameter(&mut self, call: &mut Call, mut param: Param, out: &mut Vec<StreamEvent>) {
-        param.value.deliver(&self.asm, &mut call.core, true, out);
+        param
+            .value
+            .deliver(&mut self.asm, &mut call.core, true, out);
         call.core.delta_argument = None;
         // A name given again is dropped: the first value stands (docs/FORMAT.md §9).
         if param.value.repeated {
@@ -785,7 +787,9 @@ impl Invoke {
 
     fn flush_delta(&mut self, out: &mut Vec<StreamEvent>) {
         if let State::Value { call, param } = &mut self.state {
-            param.value.deliver(&self.asm, &mut call.core, false, out);
+            param
+                .value
+                .deliver(&mut self.asm, &mut call.core, false, out);
         }
     }
 

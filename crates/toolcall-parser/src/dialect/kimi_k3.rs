@@ -300,7 +300,9 @@ impl Grammar for KimiK3 {
             self.finish(inp, out);
         }
         if let State::Value { call, param } = &mut self.state {
-            param.value.deliver(&self.asm, &mut call.core, false, out);
+            param
+                .value
+                .deliver(&mut self.asm, &mut call.core, false, out);
         }
         let from = match &self.state {
             State::Prose => self.pos,
@@ -566,7 +568,9 @@ impl KimiK3 {
     }
 
     fn close_argument(&mut self, call: &mut Call, mut param: Param, out: &mut Vec<StreamEvent>) {
-        param.value.deliver(&self.asm, &mut call.core, true, out);
+        param
+            .value
+            .deliver(&mut self.asm, &mut call.core, true, out);
         call.core.delta_argument = None;
         // A name given again is dropped: the first value stands (docs/FORMAT.md §9).
         if param.value.repeated {

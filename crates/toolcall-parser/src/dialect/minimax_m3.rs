@@ -785,7 +785,7 @@ impl MinimaxM3 {
 
     /// Sends the new text of a top-level leaf as an argument delta. Blank text waits: it may be
     /// the layout before a child element (unless the element is `closing`).
-    fn deliver(&self, call: &mut Call, closing: bool, out: &mut Vec<StreamEvent>) {
+    fn deliver(&mut self, call: &mut Call, closing: bool, out: &mut Vec<StreamEvent>) {
         if !self.asm.emit_deltas {
             return;
         }

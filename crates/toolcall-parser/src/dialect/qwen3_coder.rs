@@ -608,7 +608,7 @@ impl Qwen3Coder {
         mut param: RawValue,
         out: &mut Vec<StreamEvent>,
     ) {
-        param.deliver(&self.asm, &mut call.core, true, out);
+        param.deliver(&mut self.asm, &mut call.core, true, out);
         call.core.delta_argument = None;
         call.core.argument_ended();
         if param.repeated {
@@ -621,7 +621,7 @@ impl Qwen3Coder {
 
     fn flush_delta(&mut self, out: &mut Vec<StreamEvent>) {
         if let State::Value { call, param } = &mut self.state {
-            param.deliver(&self.asm, &mut call.core, false, out);
+            param.deliver(&mut self.asm, &mut call.core, false, out);
         }
     }
 

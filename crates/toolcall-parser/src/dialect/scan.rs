@@ -360,7 +360,7 @@ impl RawValue {
     #[inline]
     pub(crate) fn deliver(
         &mut self,
-        asm: &Assembler,
+        asm: &mut Assembler,
         core: &mut CallCore,
         closing: bool,
         out: &mut Vec<StreamEvent>,

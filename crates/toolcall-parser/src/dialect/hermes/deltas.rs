@@ -250,7 +250,7 @@ impl CallDeltas {
     /// `out`. `s` ends at a character boundary.
     pub(super) fn read(
         &mut self,
-        asm: &Assembler,
+        asm: &mut Assembler,
         core: &CallCore,
         s: &str,
         out: &mut Vec<StreamEvent>,
@@ -414,7 +414,7 @@ impl CallDeltas {
 
 /// Hands on a string argument's decoded text.
 fn deliver(
-    asm: &Assembler,
+    asm: &mut Assembler,
     core: &CallCore,
     name: &Arc<str>,
     text: &mut String,
@@ -423,8 +423,11 @@ fn deliver(
     if asm.emit_deltas && !text.is_empty() {
         out.push(StreamEvent::ArgumentDelta {
             index: core.index,
-            argument: Arc::clone(name),
-            text: std::mem::take(text),
+            argument: asm.recycled.argument(name),
+            text: asm
+                .recycled
+                .swap_out(text)
+                .unwrap_or_else(|| std::mem::take(text)),
         });
     }
     text.clear();

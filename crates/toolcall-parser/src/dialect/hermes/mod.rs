@@ -243,7 +243,7 @@ impl Hermes {
         match scan {
             JsonScan::End(n) => {
                 if let Some(d) = deltas.as_mut() {
-                    d.read(&self.asm, &core, &w[rel..rel + n], out);
+                    d.read(&mut self.asm, &core, &w[rel..rel + n], out);
                 }
                 self.pos += n;
                 let end = self.pos;
@@ -264,7 +264,7 @@ impl Hermes {
             }
             JsonScan::More => {
                 if let Some(d) = deltas.as_mut() {
-                    d.read(&self.asm, &core, &w[rel..], out);
+                    d.read(&mut self.asm, &core, &w[rel..], out);
                 }
                 self.pos = base + bytes.len();
                 (

@@ -1,0 +1,144 @@
+//! The text buffers of events a caller hands back ([`StreamParser::feed_reusing`]), made into the
+//! text of the next events: streaming then allocates nothing per chunk once it runs.
+//!
+//! A streamed chunk owes its caller an event with text of its own (prose, reasoning, an
+//! argument's delta), so [`StreamParser::feed_into`] allocates a string per chunk and the caller
+//! frees it: at a few bytes a chunk, the allocator is a third of the parser's work. The events of
+//! one chunk, handed back with the next, give their strings (and the shared name of the argument
+//! the deltas belong to) to the events of the next chunk. What is kept is bounded
+//! ([`MAX_KEPT`] strings of at most [`MAX_KEPT_CAPACITY`] bytes), whatever comes back.
+//!
+//! [`StreamParser::feed_reusing`]: crate::StreamParser::feed_reusing
+//! [`StreamParser::feed_into`]: crate::StreamParser::feed_into
+
+use std::sync::Arc;
+
+use crate::event::StreamEvent;
+
+/// Strings kept for reuse at most: a chunk makes one or two events with text.
+pub(crate) const MAX_KEPT: usize = 4;
+
+/// The largest capacity of a string kept for reuse: a larger one (from a long chunk) is freed,
+/// so a parser never holds more than `MAX_KEPT × MAX_KEPT_CAPACITY` bytes for this.
+pub(crate) const MAX_KEPT_CAPACITY: usize = 4096;
+
+/// Strings and an argument name handed back, for the next events.
+#[derive(Debug, Default)]
+pub(crate) struct Recycled {
+    texts: Vec<String>,
+    argument: Option<Arc<str>>,
+}
+
+impl Recycled {
+    /// Keeps what `event` holds that the next events can use.
+    #[inline(always)]
+    pub(crate) fn keep(&mut self, event: StreamEvent) {
+        match event {
+            StreamEvent::Prose { text } | StreamEvent::Reasoning { text } => self.keep_text(text),
+            StreamEvent::ArgumentDelta { argument, text, .. } => {
+                self.argument = Some(argument);
+                self.keep_text(text);
+            }
+            _ => {}
+        }
+    }
+
+    #[inline(always)]
+    fn keep_text(&mut self, mut text: String) {
+        if self.texts.len() < MAX_KEPT && text.capacity() <= MAX_KEPT_CAPACITY {
+            text.clear();
+            self.texts.push(text);
+        }
+    }
+
+    /// A string holding `s`: a kept one when there is one, else a new one.
+    #[inline]
+    pub(crate) fn text(&mut self, s: &str) -> String {
+        match self.texts.pop() {
+            Some(mut t) => {
+                t.push_str(s);
+                t
+            }
+            None => s.to_owned(),
+        }
+    }
+
+    /// Whether nothing is kept: the events are made as without reuse.
+    #[inline(always)]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.texts.is_empty()
+    }
+
+    /// The text of `buf`, taken out of it: with a kept string at hand the two trade places (no
+    /// copy, and `buf` keeps a buffer to grow into); else `None`, and the caller takes the text
+    /// as it would without.
+    #[inline]
+    pub(crate) fn swap_out(&mut self, buf: &mut String) -> Option<String> {
+        let spare = self.texts.pop()?;
+        Some(std::mem::replace(buf, spare))
+    }
+
+    /// `argument` shared again: the kept name when it is the same one (no reference count to
+    /// change), else a new reference.
+    #[inline]
+    pub(crate) fn argument(&mut self, argument: &Arc<str>) -> Arc<str> {
+        match self.argument.take() {
+            Some(kept) if Arc::ptr_eq(&kept, argument) => kept,
+            _ => Arc::clone(argument),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_is_kept_is_bounded_and_comes_back_empty() {
+        let mut r = Recycled::default();
+        for i in 0..3 * MAX_KEPT {
+            r.keep(StreamEvent::Prose {
+                text: "x".repeat(i),
+            });
+        }
+        r.keep(StreamEvent::Prose {
+            text: String::with_capacity(MAX_KEPT_CAPACITY + 1),
+        });
+        assert_eq!(r.texts.len(), MAX_KEPT);
+        for _ in 0..MAX_KEPT {
+            let t = r.text("ab");
+            assert_eq!(t, "ab");
+            assert!(t.capacity() <= MAX_KEPT_CAPACITY);
+        }
+        // Nothing kept: a new string.
+        assert_eq!(r.text("cd"), "cd");
+        let mut buf = String::from("text");
+        assert_eq!(r.swap_out(&mut buf), None);
+        assert_eq!(buf, "text");
+    }
+
+    #[test]
+    fn an_argument_name_is_reused_only_when_it_is_the_same_one() {
+        let mut r = Recycled::default();
+        let a: Arc<str> = Arc::from("content");
+        let b: Arc<str> = Arc::from("content");
+        r.keep(StreamEvent::ArgumentDelta {
+            index: 0,
+            argument: Arc::clone(&a),
+            text: "t".into(),
+        });
+        let again = r.argument(&a);
+        assert!(Arc::ptr_eq(&again, &a));
+        r.keep(StreamEvent::ArgumentDelta {
+            index: 0,
+            argument: again,
+            text: "t".into(),
+        });
+        // Equal text, another name: the kept one is not handed out for it.
+        let other = r.argument(&b);
+        assert!(Arc::ptr_eq(&other, &b));
+        let mut buf = String::from("delta");
+        assert_eq!(r.swap_out(&mut buf).as_deref(), Some("delta"));
+        assert_eq!(buf, "");
+    }
+}
