@@ -270,7 +270,8 @@ fn all_parsers() -> Vec<Box<dyn Parser>> {
         Box::new(parsers::DynamoV2),
         Box::new(parsers::DynamoV1),
         Box::new(parsers::Smg),
-        Box::new(parsers::Floor),
+        Box::new(parsers::Floor { reuse: false }),
+        Box::new(parsers::Floor { reuse: true }),
     ]
 }
 

@@ -142,20 +142,26 @@ impl Parser for Ours {
         let mut p = StreamParser::with_options(our_options(form));
         let mut events = Vec::new();
         let mut calls = Vec::new();
+        // Finished calls and errors taken out of each chunk's events; the rest, read in place,
+        // go back to `feed_reusing` with the next chunk (as a server streams: no string is
+        // allocated per chunk).
         let mut take = |events: &mut Vec<StreamEvent>| -> Result<(), String> {
-            for e in events.drain(..) {
-                match e {
-                    StreamEvent::CallFinished { result, .. } => {
-                        calls.push(*result.map_err(|e| format!("{e}"))?)
+            let mut i = 0;
+            while i < events.len() {
+                match &events[i] {
+                    StreamEvent::CallFinished { .. } => {
+                        if let StreamEvent::CallFinished { result, .. } = events.swap_remove(i) {
+                            calls.push(*result.map_err(|e| format!("{e}"))?);
+                        }
                     }
                     StreamEvent::Error { error } => return Err(format!("{error}")),
-                    _ => {}
+                    _ => i += 1,
                 }
             }
             Ok(())
         };
         for c in chunks {
-            p.feed_into(c, &mut events);
+            p.feed_reusing(c, &mut events);
             take(&mut events)?;
         }
         events = p.finish();
@@ -466,13 +472,22 @@ impl Parser for Smg {
 
 /// Not a parser: the least any parser with toolcall's streaming API does per chunk with
 /// argument deltas on, one `ArgumentDelta` event holding the chunk (its `String`, the
-/// argument's shared name), handed back in the caller's `Vec` and dropped there. No parsing, so
-/// its output is empty; it bounds what toolcall can reach in small chunks.
-pub struct Floor;
+/// argument's shared name) in the caller's `Vec`. No parsing, so its output is empty; it bounds
+/// what toolcall can reach in small chunks. `reuse: false`, through `feed_into`: the event is
+/// taken by value and dropped, a new `String` per chunk. `reuse: true`, through
+/// `feed_reusing`: the event is read in place and handed back with the next chunk, whose event
+/// reuses its `String` and its name.
+pub struct Floor {
+    pub reuse: bool,
+}
 
 impl Parser for Floor {
     fn name(&self) -> &'static str {
-        "floor: one delta event per chunk"
+        if self.reuse {
+            "floor: one delta event per chunk, reused"
+        } else {
+            "floor: one delta event per chunk"
+        }
     }
 
     fn one_shot(&mut self, _form: Form, _text: &str) -> Result<Output, String> {
@@ -485,15 +500,40 @@ impl Parser for Floor {
         let argument: Arc<str> = Arc::from("content");
         let mut events: Vec<StreamEvent> = Vec::new();
         let mut bytes = 0;
-        for c in chunks {
-            events.push(StreamEvent::ArgumentDelta {
-                index: 0,
-                argument: Arc::clone(&argument),
-                text: (*c).to_owned(),
-            });
-            for e in events.drain(..) {
-                if let StreamEvent::ArgumentDelta { text, .. } = e {
-                    bytes += std::hint::black_box(text).len();
+        if self.reuse {
+            let mut kept: Option<(Arc<str>, String)> = None;
+            for c in chunks {
+                // Handed back: the last chunk's event gives its name and string.
+                if let Some(StreamEvent::ArgumentDelta { argument, text, .. }) = events.pop() {
+                    kept = Some((argument, text));
+                }
+                let (name, mut text) = kept
+                    .take()
+                    .unwrap_or_else(|| (Arc::clone(&argument), String::new()));
+                text.clear();
+                text.push_str(c);
+                events.push(StreamEvent::ArgumentDelta {
+                    index: 0,
+                    argument: name,
+                    text,
+                });
+                for e in &events {
+                    if let StreamEvent::ArgumentDelta { text, .. } = e {
+                        bytes += std::hint::black_box(text).len();
+                    }
+                }
+            }
+        } else {
+            for c in chunks {
+                events.push(StreamEvent::ArgumentDelta {
+                    index: 0,
+                    argument: Arc::clone(&argument),
+                    text: (*c).to_owned(),
+                });
+                for e in events.drain(..) {
+                    if let StreamEvent::ArgumentDelta { text, .. } = e {
+                        bytes += std::hint::black_box(text).len();
+                    }
                 }
             }
         }

@@ -73,6 +73,9 @@ struct StreamParser {
 #[derive(Debug)]
 struct Stream {
     parser: parser::StreamParser,
+    /// The last chunk's events, converted by reference and handed back with the next chunk
+    /// (`feed_reusing`): their strings become the next events', no allocation per chunk.
+    events: Vec<parser::StreamEvent>,
     offsets: CharOffsets<'static>,
     finished: bool,
 }
@@ -124,6 +127,7 @@ impl StreamParser {
             inner: Mutex::new(Stream {
                 parser: parser::StreamParser::with_options(options)
                     .argument_deltas(argument_deltas),
+                events: Vec::new(),
                 offsets: CharOffsets::default(),
                 finished: false,
             }),
@@ -144,14 +148,13 @@ impl StreamParser {
         }
         let chunk = text_arg(py, chunk, "chunk")?;
         state.offsets.push(&chunk);
-        let mut events = Vec::new();
+        let Stream { parser, events, .. } = state;
         if chunk.len() >= DETACH_BYTES {
-            let parser = &mut state.parser;
-            py.detach(|| parser.feed_into(&chunk, &mut events));
+            py.detach(|| parser.feed_reusing(&chunk, events));
         } else {
-            state.parser.feed_into(&chunk, &mut events);
+            parser.feed_reusing(&chunk, events);
         }
-        events_to_py(py, &events, &mut state.offsets)
+        events_to_py(py, &state.events, &mut state.offsets)
     }
 
     /// Ends the input: the held-back prose, and an error for a call still open. Calling it again
@@ -163,6 +166,7 @@ impl StreamParser {
             return Ok(PyList::empty(py));
         }
         state.finished = true;
+        state.events = Vec::new();
         let events = state.parser.finish();
         events_to_py(py, &events, &mut state.offsets)
     }

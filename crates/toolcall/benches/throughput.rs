@@ -1106,16 +1106,28 @@ fn feed_all(mut parser: StreamParser, text: &str, chunk: usize, api: Api) -> Too
         Api::Reusing => {
             for now in chunks(text, chunk) {
                 parser.feed_reusing(now, &mut events);
-                for e in &events {
-                    if let StreamEvent::CallFinished { result, .. } = e {
-                        call = Some(result.clone().expect("the call parses"));
-                    }
-                }
+                take_finished(&mut events, &mut call);
             }
         }
     }
     take_call(parser.finish(), &mut call);
     *call.expect("one call")
+}
+
+/// Takes the finished call out of `events` (by `swap_remove`: the order of what stays does not
+/// matter, it is handed back to `feed_reusing`), leaving the rest to be read by reference.
+#[inline(always)]
+fn take_finished(events: &mut Vec<StreamEvent>, call: &mut Option<Box<ToolCall>>) {
+    let mut i = 0;
+    while i < events.len() {
+        if let StreamEvent::CallFinished { .. } = events[i]
+            && let StreamEvent::CallFinished { result, .. } = events.swap_remove(i)
+        {
+            *call = Some(result.expect("the call parses"));
+        } else {
+            i += 1;
+        }
+    }
 }
 
 /// Keeps the finished call among `events`, as an application reading the events would (a plain
