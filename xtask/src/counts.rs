@@ -25,6 +25,7 @@ const STREAM: &str = "throughput::stream_deltas";
 /// The 1-byte floors' loops.
 const NOOP: &str = "throughput::noop_stream";
 const DELTA: &str = "throughput::delta_floor_stream";
+const DELTA_REUSED: &str = "throughput::delta_reused_floor_stream";
 
 /// A workload: its `--profile` case and the function whose instructions count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -113,13 +114,30 @@ fn rows() -> Vec<Row> {
     // The 1-byte rows, for each form of the 256 KiB value: the parser through `feed` and through
     // `feed_into` (deltas off), through `feed` with deltas on, against the no-op feed and, with
     // deltas on, against the feed that only returns the owed delta event.
-    for (form, [quiet, reused, deltas, noop, delta_floor]) in ONE_BYTE {
-        let (quiet, reused, deltas) = (
+    for (
+        form,
+        [
+            quiet,
+            reused,
+            deltas,
+            reusing,
+            noop,
+            delta_floor,
+            reused_floor,
+        ],
+    ) in ONE_BYTE
+    {
+        let (quiet, reused, deltas, reusing) = (
             work(quiet, STREAM),
             work(reused, STREAM),
             work(deltas, STREAM),
+            work(reusing, STREAM),
         );
-        let (noop, delta_floor) = (work(noop, NOOP), work(delta_floor, DELTA));
+        let (noop, delta_floor, reused_floor) = (
+            work(noop, NOOP),
+            work(delta_floor, DELTA),
+            work(reused_floor, DELTA_REUSED),
+        );
         let prefix = format!("256 KiB of {form} in 1-byte chunks");
         rows.extend([
             row(
@@ -156,22 +174,48 @@ fn rows() -> Vec<Row> {
                 delta_floor,
                 Bound::AtMost(5.0),
             ),
+            row(
+                format!(
+                    "{prefix} (feed_reusing: the events handed back), deltas on ÷ the no-op feed"
+                ),
+                reusing,
+                noop,
+                Bound::AtMost(5.0),
+            ),
+            row(
+                format!(
+                    "floor: a feed_reusing returning one delta event per byte of {form}, its \
+                     string reused, ÷ the no-op feed"
+                ),
+                reused_floor,
+                noop,
+                Bound::Floor,
+            ),
+            row(
+                format!("{prefix} (feed_reusing), deltas on ÷ that reused delta-event floor"),
+                reusing,
+                reused_floor,
+                Bound::AtMost(5.0),
+            ),
         ]);
     }
     rows
 }
 
 /// The `--profile` cases of the 1-byte rows, by form: deltas off through `feed` and through
-/// `feed_into`, deltas on, the no-op feed, the delta-event floor.
-const ONE_BYTE: [(&str, [&str; 5]); 2] = [
+/// `feed_into`, deltas on through `feed` and through `feed_reusing`, the no-op feed, the
+/// delta-event floor and its reused form.
+const ONE_BYTE: [(&str, [&str; 7]); 2] = [
     (
         "CDATA",
         [
             "stream1q-cdata",
             "stream1r-cdata",
             "stream1-cdata",
+            "stream1u-cdata",
             "stream1-noop-cdata",
             "stream1-delta-cdata",
+            "stream1-deltau-cdata",
         ],
     ),
     (
@@ -180,8 +224,10 @@ const ONE_BYTE: [(&str, [&str; 5]); 2] = [
             "stream1q-escaped",
             "stream1r-escaped",
             "stream1-escaped",
+            "stream1u-escaped",
             "stream1-noop-escaped",
             "stream1-delta-escaped",
+            "stream1-deltau-escaped",
         ],
     ),
 ];
@@ -364,6 +410,10 @@ mod tests {
         assert!(table.contains(
             "| 1,000 small calls: toolcall ÷ serde_json into Value | 200.00 M | 100.00 M | \
              2.00× | ≤ 1× | missed |"
+        ));
+        assert!(table.contains(
+            "| 256 KiB of escaped text in 1-byte chunks (feed_reusing: the events handed back), \
+             deltas on ÷ the no-op feed |"
         ));
         assert_eq!(
             table.lines().filter(|l| l.starts_with("| ")).count(),

@@ -1158,6 +1158,25 @@ fn noop_stream(xml: &str) -> usize {
     f.fed
 }
 
+/// `xml` in 1-byte chunks to a [`DeltaFeeder`] through [`DeltaFeeder::feed_reusing`], each
+/// answer read in place and handed back: the floor of the 1-byte `feed_reusing` rows.
+#[inline(never)]
+fn delta_reused_floor_stream(xml: &str) -> usize {
+    let mut f = DeltaFeeder::new();
+    let mut events = Vec::new();
+    let mut bytes = 0;
+    for c in chunks(xml, 1) {
+        f.feed_reusing(c, &mut events);
+        for e in &events {
+            if let StreamEvent::ArgumentDelta { text, .. } = e {
+                bytes += black_box(text).len();
+            }
+        }
+    }
+    black_box(bytes);
+    f.fed
+}
+
 /// `xml` in 1-byte chunks to a [`DeltaFeeder`], each answer dropped by the caller: the floor of
 /// the 1-byte rows with deltas on.
 #[inline(never)]
@@ -1212,6 +1231,24 @@ impl DeltaFeeder {
             argument: Arc::clone(&self.argument),
             text: chunk.to_owned(),
         }]
+    }
+
+    /// [`feed`](Self::feed) as `StreamParser::feed_reusing` answers: `events`, read in place by
+    /// the caller, is handed back, and its event's string and name become the new event's.
+    #[inline(never)]
+    fn feed_reusing(&mut self, chunk: &str, events: &mut Vec<StreamEvent>) {
+        self.fed += chunk.len();
+        let (argument, mut text) = match events.pop() {
+            Some(StreamEvent::ArgumentDelta { argument, text, .. }) => (argument, text),
+            _ => (Arc::clone(&self.argument), String::new()),
+        };
+        text.clear();
+        text.push_str(chunk);
+        events.push(StreamEvent::ArgumentDelta {
+            index: 0,
+            argument,
+            text,
+        });
     }
 }
 
@@ -1291,7 +1328,8 @@ fn serde_json_read<T: serde::de::DeserializeOwned>(json: &str) -> T {
 /// `small-calls-clone` (cloning the parsed result, [`clone_result`]); and the floors of the
 /// 1-byte rows over the 256 KiB inputs: `stream1-noop-cdata`, `stream1-noop-escaped` (the no-op
 /// feed, [`noop_stream`]), `stream1-delta-cdata`, `stream1-delta-escaped` (a feed returning one
-/// delta event, [`delta_floor_stream`]).
+/// delta event, [`delta_floor_stream`]), `stream1-deltau-cdata`, `stream1-deltau-escaped` (the
+/// same, its event handed back and reused, [`delta_reused_floor_stream`]).
 fn profile(case: &str) {
     let quick = std::env::args().any(|a| a == "--quick");
     // A dialect's streaming case through `feed_reusing` instead of `feed_into`.
@@ -1311,7 +1349,9 @@ fn profile(case: &str) {
         | "stream1-noop-cdata"
         | "stream1-noop-escaped"
         | "stream1-delta-cdata"
-        | "stream1-delta-escaped" => 256 * KIB,
+        | "stream1-delta-escaped"
+        | "stream1-deltau-cdata"
+        | "stream1-deltau-escaped" => 256 * KIB,
         "cdata10" | "escaped10" => 10 * MIB,
         _ => MIB,
     };
@@ -1367,6 +1407,8 @@ fn profile(case: &str) {
             "stream1-noop-escaped" => noop_stream(&escaped),
             "stream1-delta-cdata" => delta_floor_stream(&cdata),
             "stream1-delta-escaped" => delta_floor_stream(&escaped),
+            "stream1-deltau-cdata" => delta_reused_floor_stream(&cdata),
+            "stream1-deltau-escaped" => delta_reused_floor_stream(&escaped),
             "stream16-cdata" => stream(&cdata, 16).span.len(),
             "stream4k-cdata" => stream(&cdata, 4096).span.len(),
             "stream16-qwen" | "stream4-qwen" => {
