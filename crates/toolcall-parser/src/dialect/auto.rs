@@ -224,7 +224,11 @@ impl Auto {
                     keep,
                 } = candidates.swap_remove(i);
                 let progress = self.asm.progress;
-                grammar.assembler().progress = progress;
+                let chosen = grammar.assembler();
+                chosen.progress = progress;
+                // The strings handed back for this chunk (`feed_reusing`) go to the grammar that
+                // makes the events from now on.
+                std::mem::swap(&mut chosen.recycled, &mut self.asm.recycled);
                 out.extend(events.into_iter().filter(|e| {
                     progress
                         || !matches!(
