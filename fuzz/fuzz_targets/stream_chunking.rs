@@ -1,5 +1,6 @@
 //! Arbitrary input and an arbitrary chunking: the streamed calls, errors and prose equal the
-//! one-shot result; stream events are well ordered; argument deltas are the argument's text.
+//! one-shot result; stream events are well ordered; argument deltas are the argument's text;
+//! `feed_reusing` gives `feed`'s events chunk by chunk.
 //!
 //! Byte 0 chooses the options and the dialect (and whether to feed `&str` chunks or raw bytes), byte 1 how many chunk sizes follow (up to 15); those bytes are
 //! the chunk sizes, used in turn; the rest is the text.
@@ -65,6 +66,10 @@ fuzz_target!(|data: &[u8]| {
             at = end;
         }
     } else {
+        // Beside it, a parser fed through `feed_reusing`: each chunk's events, handed back with
+        // the next, must be exactly `feed`'s.
+        let mut reusing = StreamParser::with_options(opts.clone());
+        let mut handed = Vec::new();
         let mut at = 0;
         let mut i = 0;
         while at < text.len() {
@@ -73,7 +78,10 @@ fuzz_target!(|data: &[u8]| {
             while !text.is_char_boundary(end) {
                 end += 1;
             }
-            events.extend(parser.feed(&text[at..end]));
+            let fed = parser.feed(&text[at..end]);
+            reusing.feed_reusing(&text[at..end], &mut handed);
+            assert_eq!(handed, fed, "feed_reusing's events are not feed's");
+            events.extend(fed);
             at = end;
         }
     }
