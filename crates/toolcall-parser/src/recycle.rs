@@ -3,7 +3,8 @@
 //!
 //! A streamed chunk owes its caller an event with text of its own (prose, reasoning, an
 //! argument's delta), so [`StreamParser::feed_into`] allocates a string per chunk and the caller
-//! frees it: at a few bytes a chunk, the allocator is a third of the parser's work. The events of
+//! frees it: at a few bytes a chunk, a sixth to two fifths of the work (docs/PERFORMANCE.md,
+//! "Events handed back"). The events of
 //! one chunk, handed back with the next, give their strings (and the shared name of the argument
 //! the deltas belong to) to the events of the next chunk. What is kept is bounded
 //! ([`MAX_KEPT`] strings of at most [`MAX_KEPT_CAPACITY`] bytes), whatever comes back.

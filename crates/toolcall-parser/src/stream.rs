@@ -143,7 +143,7 @@ impl StreamParser {
     /// argument their deltas belong to) become this chunk's events. A server that reads each
     /// chunk's events by reference and feeds the next chunk with the same `Vec` allocates no
     /// string per chunk once streaming runs (docs/PERFORMANCE.md measures the saving: 40% of the
-    /// instructions of 1-byte chunks of a `<tool>` value, 14–16% of 4- and 16-byte chunks of
+    /// instructions of 1-byte chunks of a `<tool>` value, 15–17% of 4- and 16-byte chunks of
     /// the raw-text dialects). What is kept between chunks is bounded (4 strings of at most
     /// 4 KiB), and the events are exactly those [`feed`](StreamParser::feed) returns.
     ///
