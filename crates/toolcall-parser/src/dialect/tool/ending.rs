@@ -168,7 +168,7 @@ impl ToolXml {
         end: usize,
         out: &mut Vec<StreamEvent>,
     ) {
-        self.flush_delta_call(w, base, &mut call, out);
+        flush_delta_call(&mut self.asm, w, base, &mut call, out);
         let args = call
             .arguments
             .take()
@@ -179,33 +179,11 @@ impl ToolXml {
 
     // ----- argument deltas ---------------------------------------------------------------
 
+    /// Sends the open call's new argument text as a delta (the call stays in place: moving it
+    /// out and back, as this did, copied the whole call state twice a feed).
     pub(super) fn flush_delta(&mut self, w: &str, base: usize, out: &mut Vec<StreamEvent>) {
-        if let Some(mut call) = self.call.take() {
-            self.flush_delta_call(w, base, &mut call, out);
-            self.call = Some(call);
-        }
-    }
-
-    pub(super) fn flush_delta_call(
-        &mut self,
-        w: &str,
-        base: usize,
-        call: &mut CallState,
-        out: &mut Vec<StreamEvent>,
-    ) {
-        let CallState {
-            core,
-            stack,
-            verbatim_upto,
-            ..
-        } = call;
-        match stack.as_slice() {
-            [_, arguments, argument, ..] if arguments.role == Role::Arguments => {
-                let name = &argument.element.name;
-                note_verbatim(w, base, core, verbatim_upto, name, out);
-                self.asm.push_delta(core, name, out);
-            }
-            _ => core.delta.clear(),
+        if let Some(call) = self.call.as_mut() {
+            flush_delta_call(&mut self.asm, w, base, call, out);
         }
     }
 
@@ -219,6 +197,30 @@ impl ToolXml {
     ) {
         note_verbatim(w, base, &mut call.core, &mut call.verbatim_upto, name, out);
         self.asm.push_delta(&mut call.core, name, out);
+    }
+}
+
+/// Sends the open top-level argument's new text as a delta; text outside one is dropped.
+fn flush_delta_call(
+    asm: &mut Assembler,
+    w: &str,
+    base: usize,
+    call: &mut CallState,
+    out: &mut Vec<StreamEvent>,
+) {
+    let CallState {
+        core,
+        stack,
+        verbatim_upto,
+        ..
+    } = call;
+    match stack.as_slice() {
+        [_, arguments, argument, ..] if arguments.role == Role::Arguments => {
+            let name = &argument.element.name;
+            note_verbatim(w, base, core, verbatim_upto, name, out);
+            asm.push_delta(core, name, out);
+        }
+        _ => core.delta.clear(),
     }
 }
 
