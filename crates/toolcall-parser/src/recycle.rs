@@ -17,11 +17,11 @@ use std::sync::Arc;
 use crate::event::StreamEvent;
 
 /// Strings kept for reuse at most: a chunk makes one or two events with text.
-pub(crate) const MAX_KEPT: usize = 4;
+const MAX_KEPT: usize = 4;
 
 /// The largest capacity of a string kept for reuse: a larger one (from a long chunk) is freed,
 /// so a parser never holds more than `MAX_KEPT × MAX_KEPT_CAPACITY` bytes for this.
-pub(crate) const MAX_KEPT_CAPACITY: usize = 4096;
+const MAX_KEPT_CAPACITY: usize = 4096;
 
 /// Strings and an argument name handed back, for the next events.
 #[derive(Debug, Default)]

@@ -179,8 +179,7 @@ impl ToolXml {
 
     // ----- argument deltas ---------------------------------------------------------------
 
-    /// Sends the open call's new argument text as a delta (the call stays in place: moving it
-    /// out and back, as this did, copied the whole call state twice a feed).
+    /// Sends the open call's new argument text as a delta, the call left in place.
     pub(super) fn flush_delta(&mut self, w: &str, base: usize, out: &mut Vec<StreamEvent>) {
         if let Some(call) = self.call.as_mut() {
             flush_delta_call(&mut self.asm, w, base, call, out);
