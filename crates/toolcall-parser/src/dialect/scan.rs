@@ -124,8 +124,34 @@ pub(crate) fn lt_is_text_throughout(rest: &[u8], line_start_before: bool) -> boo
 }
 
 /// Windows up to this many bytes (a streamed token) are scanned a word at a time in
-/// [`lt_is_text_throughout`]: `memchr` costs more to set up than the scan.
+/// [`lt_is_text_throughout`] and [`Ahead::next`]: `memchr` and `memmem` cost more to set up
+/// than the scan.
 const SHORT_WINDOW: usize = 32;
+
+/// Where `needle` first occurs in `hay`, a short window: its first byte found a word at a time,
+/// the rest compared there. `memmem` gives the same answer (the property
+/// `short_find_is_memmem`); it reads a short haystack by Rabin-Karp, at several times the cost.
+fn short_find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    let Some((&first, rest)) = needle.split_first() else {
+        return Some(0);
+    };
+    let matches_at = |i: usize| hay[i + 1..].starts_with(rest);
+    let (words, tail) = hay.as_chunks::<8>();
+    for (k, &word) in words.iter().enumerate() {
+        let mut hits = swar::find(swar::word(word), [first]);
+        while hits != 0 {
+            let i = 8 * k + swar::first(hits);
+            if matches_at(i) {
+                return Some(i);
+            }
+            hits &= hits - 1;
+        }
+    }
+    let at = hay.len() - tail.len();
+    (tail.iter().enumerate())
+        .find(|&(k, &b)| b == first && matches_at(at + k))
+        .map(|(k, _)| at + k)
+}
 
 /// What a handler tells the dispatcher: go on with the next state, or stop for more input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,7 +183,12 @@ impl Ahead {
         }
         let start = from.max(self.scanned);
         let hay = inp.from(start);
-        let found = finder.find(hay).map(|i| start + i);
+        let found = if hay.len() <= SHORT_WINDOW {
+            short_find(hay, finder.needle())
+        } else {
+            finder.find(hay)
+        };
+        let found = found.map(|i| start + i);
         crate::work::add(found.map_or(hay.len(), |at| at - start));
         self.at = found;
         if found.is_none() {
@@ -488,6 +519,16 @@ mod tests {
     use super::*;
 
     proptest::proptest! {
+        /// The short-window finder answers as `memmem` does, for the needles of the value scans
+        /// and others, at every length around the words and the short-window bound.
+        #[test]
+        fn short_find_is_memmem(
+            hay in proptest::collection::vec(proptest::sample::select(b"a</\n<".to_vec()), 0..=SHORT_WINDOW + 2),
+            needle in proptest::sample::select(vec![&b"</"[..], b"\n<", b"<", b"", b"<</", b"a\n<"]),
+        ) {
+            proptest::prop_assert_eq!(short_find(&hay, needle), memmem::find(&hay, needle));
+        }
+
         /// The word-at-a-time scan of short windows answers as the rule read byte by byte does,
         /// at every length around the words and the short-window bound.
         #[test]
