@@ -217,7 +217,28 @@ const CASES: &[Case] = &[
         options: || ParseOptions::new().with_dialect(Dialect::MinimaxM2),
         ..CASE
     },
+    // Many small values streamed: while the call is open, each argument holds its text (64
+    // bytes when it first grows, `scan::first_room`, instead of a reallocation at each doubling
+    // from its first token: 12.8-13.0x before, 14.3-14.5x after) and its name, kept for its
+    // positions, its encoding and its key, in vectors grown by doubling: bounded per argument,
+    // the same ratio at every size, and under the worst ratio of docs/FORMAT.md §7.
+    Case {
+        name: "qwen3-coder-many-values-streamed",
+        make: qwen3_coder_many_values,
+        mode: Mode::Chunks(16),
+        max_ratio: 16.0,
+        options: || ParseOptions::new().with_dialect(Dialect::Qwen3Coder),
+        ..CASE
+    },
 ];
+
+/// A Qwen3-Coder call of about `n` KiB of parameters of one short line each, every name new.
+fn qwen3_coder_many_values(n: usize) -> String {
+    let params: String = (0..(n << 10) / 32)
+        .map(|i| format!("<parameter=p{i}>\nx = 1\n</parameter>\n"))
+        .collect();
+    format!("<tool_call>\n<function=w>\n{params}</function>\n</tool_call>")
+}
 
 /// A Qwen3-Coder call of about `n` KiB of [`RAW_CODE`] in one value.
 fn qwen3_coder_call(n: usize) -> String {

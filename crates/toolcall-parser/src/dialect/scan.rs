@@ -46,6 +46,21 @@ impl Input<'_> {
     }
 }
 
+/// What a value's text takes when it first grows while streaming: a small value would otherwise
+/// be reallocated at each doubling from its first token (16, 32, 64 bytes), each time copied,
+/// which cost more than the rest of reading it. A value read in one final window is copied once
+/// into a string of its own size instead (one-shot parsing: [`Unflushed`]).
+const STREAMED_TEXT_ROOM: usize = 64;
+
+/// Gives an empty, unallocated streamed value's `text` room for `n` bytes and at least
+/// [`STREAMED_TEXT_ROOM`]. The one place the growth of a streamed value is decided.
+#[inline(always)]
+pub(crate) fn first_room(text: &mut String, n: usize) {
+    if text.capacity() == 0 {
+        text.reserve(n.max(STREAMED_TEXT_ROOM));
+    }
+}
+
 /// A value's text read in place and not copied yet: the window's bytes from absolute offset
 /// `from` to where the value scan stands. A raw-text value loop appends its runs to the value
 /// once, when the text must be seen (a close tag, a new argument) or the window ends, so that a
@@ -66,7 +81,11 @@ impl Unflushed {
     /// Appends the unflushed bytes up to absolute offset `to` to `text`.
     pub(crate) fn flush(&mut self, text: &mut String, inp: Input<'_>, to: usize) {
         if to > self.from {
-            text.push_str(&inp.w[self.from - inp.base..to - inp.base]);
+            let run = &inp.w[self.from - inp.base..to - inp.base];
+            if !inp.is_final {
+                first_room(text, run.len());
+            }
+            text.push_str(run);
             self.from = to;
         }
     }
@@ -470,6 +489,7 @@ impl RawValue {
             counted,
             "checked above: the argument stays within its limit"
         );
+        first_room(&mut self.text, rest.len());
         crate::stream::append_token(&mut self.text, &inp.w[*pos - inp.base..]);
         *pos = inp.end();
         true
