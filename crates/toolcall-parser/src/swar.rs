@@ -1,6 +1,6 @@
 //! Eight bytes at a time in a `u64` ("SIMD within a register"): the one way the hot paths find a
 //! few given bytes in a short window, where `memchr`'s set-up costs more than the scan (a streamed
-//! token; the dozen bytes between two references of entity-escaped code).
+//! token; a tag; the dozen bytes between two references of entity-escaped code).
 
 /// The byte 1 in every lane.
 const ONES: u64 = u64::from_le_bytes([1; 8]);
