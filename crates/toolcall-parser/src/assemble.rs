@@ -147,16 +147,16 @@ impl CallCore {
         self.first_start.get(&self.argument_starts, name).is_some()
     }
 
-    /// Records how a raw-text argument that closed was written and gives its name, owned, for
+    /// Records how a raw-text argument that closed was written and gives its name back, for
     /// the call's arguments. A name given again is dropped when it opens
     /// ([`Assembler::open_raw_argument`] says `duplicate`), so a name kept here is new to the
     /// call: no lookup is needed.
-    pub(crate) fn keep_argument(&mut self, name: &str, encoding: Encoding) -> String {
+    pub(crate) fn keep_argument(&mut self, name: String, encoding: Encoding) -> String {
         self.encodings.push(ArgumentEncoding {
-            argument: name.to_owned(),
+            argument: name.clone(),
             encoding,
         });
-        name.to_owned()
+        name
     }
 }
 
@@ -417,8 +417,9 @@ impl Assembler {
     /// [`StreamEvent::ArgumentStarted`] (not for a name given again: its first value was
     /// announced). `noun` names arguments in the limit's message (`arguments`, `parameters`);
     /// `string` is the type the dialect declares, if it does (see the event).
-    /// Returns the name and whether it was given before. One definition for every raw-text
-    /// grammar.
+    /// Returns the name, owned (the arguments' key, when the value closes), and whether it was
+    /// given before; the deltas' shared name is made only when deltas are on. One definition
+    /// for every raw-text grammar.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn open_raw_argument(
         &mut self,
@@ -430,7 +431,7 @@ impl Assembler {
         (at, end): (usize, usize),
         string: Option<bool>,
         out: &mut Vec<StreamEvent>,
-    ) -> Option<(Arc<str>, bool)> {
+    ) -> Option<(String, bool)> {
         core.elements += 1;
         if core.elements > self.opts.limits.max_elements {
             let msg = format!(
@@ -445,18 +446,18 @@ impl Assembler {
             self.repair(w, base, core, RepairKind::DuplicateArgument, at);
         }
         core.argument_started(name, at, end);
-        let name: Arc<str> = Arc::from(name);
         if self.emit_deltas {
-            core.delta_argument = Some(Arc::clone(&name));
+            let shared: Arc<str> = Arc::from(name);
             if !duplicate {
                 out.push(StreamEvent::ArgumentStarted {
                     index: core.index,
-                    argument: Arc::clone(&name),
+                    argument: Arc::clone(&shared),
                     string,
                 });
             }
+            core.delta_argument = Some(shared);
         }
-        Some((name, duplicate))
+        Some((name.to_owned(), duplicate))
     }
 
     /// Reports the value of a top-level argument that the dialect typed itself

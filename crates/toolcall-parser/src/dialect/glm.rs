@@ -562,8 +562,8 @@ impl Glm {
         if value.repeated {
             return;
         }
-        let name = call.core.keep_argument(&value.name, Encoding::Raw);
-        let text = value.into_text();
+        let (name, text) = value.into_parts();
+        let name = call.core.keep_argument(name, Encoding::Raw);
         call.args.push(RawArgument { name, text });
     }
 

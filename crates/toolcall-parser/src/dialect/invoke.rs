@@ -757,31 +757,31 @@ impl Invoke {
         param
             .value
             .deliver(&mut self.asm, &mut call.core, true, out);
-        call.core.delta_argument = None;
+        // The deltas' shared name (made only when deltas are on), for the declared value's event.
+        let shared = call.core.delta_argument.take();
         // A name given again is dropped: the first value stands (docs/FORMAT.md §9).
         if param.value.repeated {
             return;
         }
-        let shared = std::sync::Arc::clone(&param.value.name);
-        let mut text = param.value.into_text();
+        let (name, mut text) = param.value.into_parts();
         // The declared value stands where the tool's schema lets it; elsewhere the schema types
         // the text, as in every raw-text dialect (docs/FORMAT.md §9.5 rule 6).
         let typed = match param.string {
             Some(true) => Some(Value::String(std::mem::take(&mut text))),
             Some(false) => arg_types::literal::parse_json(text.trim())
                 .ok()
-                .filter(|v| self.asm.declared_fits(&call.core, &shared, v.type_name())),
+                .filter(|v| self.asm.declared_fits(&call.core, &name, v.type_name())),
             None => None,
         };
-        if let (Some(false), Some(value)) = (param.string, &typed) {
-            self.asm.argument_value(&call.core, &shared, value, out);
+        if let (Some(false), Some(value), Some(shared)) = (param.string, &typed, &shared) {
+            self.asm.argument_value(&call.core, shared, value, out);
         }
         let encoding = if matches!(param.string, Some(false)) && typed.is_some() {
             Encoding::Json
         } else {
             Encoding::Raw
         };
-        let name = call.core.keep_argument(&shared, encoding);
+        let name = call.core.keep_argument(name, encoding);
         call.args.push((RawArgument { name, text }, typed));
     }
 

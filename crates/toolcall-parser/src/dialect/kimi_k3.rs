@@ -571,27 +571,30 @@ impl KimiK3 {
         param
             .value
             .deliver(&mut self.asm, &mut call.core, true, out);
-        call.core.delta_argument = None;
+        // The deltas' shared name (made only when deltas are on), for the typed value's event.
+        let shared = call.core.delta_argument.take();
         // A name given again is dropped: the first value stands (docs/FORMAT.md §9).
         if param.value.repeated {
             return;
         }
-        let shared = std::sync::Arc::clone(&param.value.name);
-        let mut text = param.value.into_text();
+        let (name, mut text) = param.value.into_parts();
         // The declared value stands where the tool's schema lets it; elsewhere the schema types
         // the text (docs/FORMAT.md §9.6 rule 5).
-        let fits = |v: &Value| self.asm.declared_fits(&call.core, &shared, v.type_name());
+        let fits = |v: &Value| self.asm.declared_fits(&call.core, &name, v.type_name());
         let typed = match param.ty.as_deref() {
-            Some("string") if self.asm.declared_fits(&call.core, &shared, "string") => {
+            Some("string") if self.asm.declared_fits(&call.core, &name, "string") => {
                 Some(Value::String(std::mem::take(&mut text)))
             }
             Some("string") | None => None,
             Some(ty) => typed(&text, ty).filter(fits),
         };
-        if let Some(value) = typed.as_ref().filter(|v| !matches!(v, Value::String(_))) {
-            self.asm.argument_value(&call.core, &shared, value, out);
+        if let (Some(value), Some(shared)) = (
+            typed.as_ref().filter(|v| !matches!(v, Value::String(_))),
+            &shared,
+        ) {
+            self.asm.argument_value(&call.core, shared, value, out);
         }
-        let name = call.core.keep_argument(&shared, Encoding::Raw);
+        let name = call.core.keep_argument(name, Encoding::Raw);
         call.args.push((RawArgument { name, text }, typed));
     }
 

@@ -614,8 +614,8 @@ impl Qwen3Coder {
         if param.repeated {
             return;
         }
-        let name = call.core.keep_argument(&param.name, Encoding::Raw);
-        let text = param.into_text();
+        let (name, text) = param.into_parts();
+        let name = call.core.keep_argument(name, Encoding::Raw);
         call.args.push(RawArgument { name, text });
     }
 

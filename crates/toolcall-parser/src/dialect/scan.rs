@@ -11,7 +11,6 @@ use crate::lexer::{Lexeme, Lexer};
 use crate::swar;
 use memchr::memmem;
 use std::ops::Range;
-use std::sync::Arc;
 
 /// The window being read: text, its absolute offset, and whether it ends the input.
 #[derive(Debug, Clone, Copy)]
@@ -310,8 +309,9 @@ pub(crate) fn peek_markup<'w>(lexer: &mut Lexer, inp: Input<'w>, at: usize) -> P
 /// A value being read as raw text.
 #[derive(Debug)]
 pub(crate) struct RawValue {
-    /// The argument's name, shared with its deltas.
-    pub(crate) name: Arc<str>,
+    /// The argument's name, moved into the call's arguments when the value closes (its deltas
+    /// share an `Arc` of it, `CallCore::delta_argument`, made only when deltas are on).
+    pub(crate) name: String,
     pub(crate) text: String,
     /// One layout newline after the opening tag and one before the closing tag are dropped
     /// (docs/FORMAT.md §9.1 rule 1); without, every byte is the value's.
@@ -330,7 +330,7 @@ pub(crate) struct RawValue {
 }
 
 impl RawValue {
-    pub(crate) fn new(name: Arc<str>, layout: bool) -> Self {
+    pub(crate) fn new(name: String, layout: bool) -> Self {
         RawValue {
             name,
             text: String::new(),
@@ -398,11 +398,11 @@ impl RawValue {
         }
     }
 
-    /// The value: the text, less the layout newline at its end.
-    pub(crate) fn into_text(mut self) -> String {
+    /// The argument's name and its value: the text, less the layout newline at its end.
+    pub(crate) fn into_parts(mut self) -> (String, String) {
         let n = self.closed_len();
         self.text.truncate(n);
-        self.text
+        (self.name, self.text)
     }
 
     /// Moves the value's new text to the call's delta, holding back what may still be the
@@ -578,12 +578,12 @@ mod tests {
 
     #[test]
     fn layout_newlines_are_held_and_dropped_only_with_layout() {
-        let mut v = RawValue::new(Arc::from("a"), true);
+        let mut v = RawValue::new("a".to_owned(), true);
         v.text.push_str("x\r\n");
         assert_eq!((v.held(), v.closed_len()), (2, 1));
-        let mut v = RawValue::new(Arc::from("a"), false);
+        let mut v = RawValue::new("a".to_owned(), false);
         v.text.push_str("x\n");
         assert_eq!((v.held(), v.closed_len()), (0, 2));
-        assert_eq!(v.into_text(), "x\n");
+        assert_eq!(v.into_parts(), ("a".to_owned(), "x\n".to_owned()));
     }
 }
