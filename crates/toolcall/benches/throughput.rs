@@ -1319,7 +1319,8 @@ fn serde_json_read<T: serde::de::DeserializeOwned>(json: &str) -> T {
 /// `stream16-cdata`, `stream4k-cdata`, `stream16-qwen`, `stream4-qwen`, `stream16-glm`,
 /// `stream4-glm`, `stream16-minimax`, `stream4-minimax` (1 MiB), `qwen`, `glm`, `minimax` (the
 /// same calls one-shot), `qwen-small`, `stream16-qwen-small`, `stream4-qwen-small` (1,000 small
-/// Qwen3-Coder calls; each streamed dialect case through `feed_into`, or through
+/// Qwen3-Coder calls), `glm-small`, `stream16-glm-small`, `stream4-glm-small` (the same calls in
+/// GLM form; each streamed dialect case through `feed_into`, or through
 /// `feed_reusing` with the suffix `-reusing`, as `stream4-qwen-reusing`), `small-calls`,
 /// `repair` (1 MiB with 9.3% bare `&`; `repair-clean`: the same text escaped); and serde_json
 /// on the equivalent JSON, for instruction-count ratios free of the machine's noise: `escaped-json-struct`, `escaped-json-value` (the 1 MiB call),
@@ -1388,6 +1389,19 @@ fn profile(case: &str) {
             )
         })
         .collect();
+    // The same calls in GLM form.
+    let glm_small: String = workload::dense_code(256 * KIB, 11)
+        .lines()
+        .take(1000)
+        .enumerate()
+        .map(|(i, line)| {
+            format!(
+                "<tool_call>write_file\n<arg_key>path</arg_key>\n<arg_value>src/m{i}.rs</arg_value>\n\
+                 <arg_key>content</arg_key>\n<arg_value>{}</arg_value>\n</tool_call>\n",
+                line.trim()
+            )
+        })
+        .collect();
     let (amp, _) = workload::ampersand_text(MIB);
     let bare = workload::ampersand_call(&amp, true);
     let clean = workload::ampersand_call(&amp, false);
@@ -1416,16 +1430,22 @@ fn profile(case: &str) {
                 let n = if case == "stream16-qwen" { 16 } else { 4 };
                 stream_dialect_with(&qwen, &opts, n, api).span.len()
             }
-            "qwen-small" | "stream16-qwen-small" | "stream4-qwen-small" => {
-                let opts = ParseOptions::new().with_dialect(Dialect::Qwen3Coder);
-                match case {
-                    "qwen-small" => toolcall::parser::parse_with(&qwen_small, &opts)
-                        .segments
-                        .len(),
-                    "stream16-qwen-small" => {
-                        stream_dialect_with(&qwen_small, &opts, 16, api).span.len()
-                    }
-                    _ => stream_dialect_with(&qwen_small, &opts, 4, api).span.len(),
+            "qwen-small"
+            | "stream16-qwen-small"
+            | "stream4-qwen-small"
+            | "glm-small"
+            | "stream16-glm-small"
+            | "stream4-glm-small" => {
+                let (dialect, text) = if case.contains("glm") {
+                    (Dialect::Glm, &glm_small)
+                } else {
+                    (Dialect::Qwen3Coder, &qwen_small)
+                };
+                let opts = ParseOptions::new().with_dialect(dialect);
+                match case.split('-').next() {
+                    Some("stream16") => stream_dialect_with(text, &opts, 16, api).span.len(),
+                    Some("stream4") => stream_dialect_with(text, &opts, 4, api).span.len(),
+                    _ => toolcall::parser::parse_with(text, &opts).segments.len(),
                 }
             }
             "stream16-glm" | "stream4-glm" | "stream16-minimax" | "stream4-minimax" => {

@@ -74,7 +74,10 @@ enum State {
         at: usize,
     },
     /// Inside an `<arg_value>`.
-    Value { call: Box<Call>, value: RawValue },
+    Value {
+        call: Box<Call>,
+        value: Box<RawValue>,
+    },
     /// A close tag inside a value: structural or text, as what follows decides.
     Closing(Closing),
     /// After an error: read to the call's end.
@@ -85,7 +88,7 @@ enum State {
 #[derive(Debug)]
 struct Closing {
     call: Box<Call>,
-    value: RawValue,
+    value: Box<RawValue>,
     close: Range<usize>,
     kind: Close,
     /// Blanks after it were scanned up to here.
@@ -538,7 +541,7 @@ impl Glm {
         key: &str,
         (at, end): (usize, usize),
         out: &mut Vec<StreamEvent>,
-    ) -> Option<RawValue> {
+    ) -> Option<Box<RawValue>> {
         let (name, repeated) = self.asm.open_raw_argument(
             inp.w,
             inp.base,
@@ -552,7 +555,7 @@ impl Glm {
         if repeated {
             call.core.delta_argument = None;
         }
-        Some(RawValue::new(name, false).repeated(repeated))
+        Some(Box::new(RawValue::new(name, false).repeated(repeated)))
     }
 
     fn close_value(&mut self, call: &mut Call, mut value: RawValue, out: &mut Vec<StreamEvent>) {
@@ -571,7 +574,7 @@ impl Glm {
         &mut self,
         inp: Input<'_>,
         mut call: Box<Call>,
-        mut value: RawValue,
+        mut value: Box<RawValue>,
         out: &mut Vec<StreamEvent>,
     ) -> (State, Flow) {
         // The value's text read in this window is copied once (`Unflushed`), not run by run.
@@ -615,7 +618,7 @@ impl Glm {
                 // `</tool_call>` at the start of a line ends the value and the call at once;
                 // anywhere else a close tag waits for what follows.
                 if kind == Close::Block && value.at_line_start() {
-                    return self.close_structurally(inp, call, value, close, kind, out);
+                    return self.close_structurally(inp, call, *value, close, kind, out);
                 }
                 let scanned = close.end;
                 return (
@@ -684,7 +687,7 @@ impl Glm {
         };
         self.lexer.reset();
         if structural {
-            return self.close_structurally(inp, call, value, close, kind, out);
+            return self.close_structurally(inp, call, *value, close, kind, out);
         }
         if !value.keep_close_tag(&mut self.asm, &mut call.core, inp, close.clone()) {
             return (State::Skip { call }, Flow::Again);
