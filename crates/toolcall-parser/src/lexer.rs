@@ -710,7 +710,7 @@ fn parse_raw_start_tag(s: &str) -> Option<Tag<'_>> {
         .count();
     match s.as_bytes().get(eq) {
         Some(b'=') => {
-            let value = s[eq + 1..].trim_matches([' ', '\t', '\r']);
+            let value = trim_blanks(&s[eq + 1..]);
             (!value.is_empty()).then(|| Tag {
                 name: &s[..n],
                 value: Some(value),
@@ -720,6 +720,20 @@ fn parse_raw_start_tag(s: &str) -> Option<Tag<'_>> {
         }
         _ => parse_start_tag(s),
     }
+}
+
+/// `s` without the spaces, tabs and carriage returns around it (byte by byte: a `char` pattern
+/// decodes each character).
+fn trim_blanks(s: &str) -> &str {
+    let blank = |b: &u8| matches!(b, b' ' | b'\t' | b'\r');
+    let bytes = s.as_bytes();
+    let start = bytes.iter().position(|b| !blank(b)).unwrap_or(bytes.len());
+    let end = bytes
+        .iter()
+        .rposition(|b| !blank(b))
+        .map_or(start, |i| i + 1);
+    // Both ends stand next to ASCII bytes or the ends of `s`: character boundaries.
+    &s[start..end]
 }
 
 /// The character and length (with its `&`) of the named entity `rest` begins with, the bytes
@@ -834,13 +848,35 @@ fn newline<'w>(bytes: &[u8], pos: usize, is_final: bool) -> Lexed<'w> {
 
 /// Whether `b` may start an XML name (ASCII letters, `_`, `:`, or any non-ASCII character).
 pub(crate) fn is_name_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_' || b == b':' || b >= 0x80
+    NAME_BYTES[usize::from(b)] == NAME_START
 }
 
-/// Whether `b` may continue an XML name.
+/// Whether `b` may continue an XML name: a start byte, an ASCII digit, `-` or `.`.
 pub(crate) fn is_name_byte(b: u8) -> bool {
-    is_name_start(b) || b.is_ascii_digit() || b == b'-' || b == b'.'
+    NAME_BYTES[usize::from(b)] != 0
 }
+
+/// [`NAME_BYTES`]' mark of a byte that may start a name.
+const NAME_START: u8 = 2;
+
+/// What each byte may be in a name: [`NAME_START`], 1 (only after the first byte), 0 (never).
+/// One lookup per byte of a tag's name, where the comparisons of the rule cost several.
+const NAME_BYTES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = if c.is_ascii_alphabetic() || c == b'_' || c == b':' || c >= 0x80 {
+            NAME_START
+        } else if c.is_ascii_digit() || c == b'-' || c == b'.' {
+            1
+        } else {
+            0
+        };
+        b += 1;
+    }
+    t
+};
 
 fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
@@ -1077,6 +1113,24 @@ mod tests {
             proptest::prop_assert_eq!(
                 short_cdata_end(&rest, is_final),
                 lexer.long_cdata_end(&rest, 0, 0, is_final)
+            );
+        }
+
+        /// The bytewise trim of a raw tag's value is `trim_matches` over the same characters.
+        #[test]
+        fn trim_blanks_is_trim_matches(s in "[ \t\r\na-zé]{0,8}") {
+            proptest::prop_assert_eq!(trim_blanks(&s), s.trim_matches([' ', '\t', '\r']));
+        }
+
+        /// The table of name bytes is the rule: letters, `_`, `:` and non-ASCII start a name;
+        /// digits, `-` and `.` continue one; nothing else is in a name.
+        #[test]
+        fn name_bytes_follow_the_rule(b in 0u8..=255) {
+            let start = b.is_ascii_alphabetic() || b == b'_' || b == b':' || b >= 0x80;
+            proptest::prop_assert_eq!(is_name_start(b), start);
+            proptest::prop_assert_eq!(
+                is_name_byte(b),
+                start || b.is_ascii_digit() || b == b'-' || b == b'.'
             );
         }
 
