@@ -218,6 +218,11 @@ pub struct ToolCallDeltas {
     next_index: usize,
     /// Argument schemas by tool, each tool's root branches walked once.
     arguments: arg_types::json_schema::ArgumentLookup,
+    /// The last chunk's argument deltas, read in place: handed back to the parser with the next
+    /// chunk (`StreamParser::feed_reusing`), which makes the next deltas' text in their strings.
+    spent: Vec<StreamEvent>,
+    /// An empty buffer for the next chunk's spent deltas (its capacity kept).
+    spare: Vec<StreamEvent>,
 }
 
 impl ToolCallDeltas {
@@ -229,12 +234,15 @@ impl ToolCallDeltas {
             calls: HashMap::new(),
             next_index: 0,
             arguments: Default::default(),
+            spent: Vec::new(),
+            spare: Vec::new(),
         }
     }
 
     /// Reads the next chunk; returns the deltas it made certain.
     pub fn feed(&mut self, chunk: &str) -> Vec<DeltaEvent> {
-        let events = self.parser.feed(chunk);
+        let mut events = std::mem::take(&mut self.spent);
+        self.parser.feed_reusing(chunk, &mut events);
         self.translate(events)
     }
 
@@ -244,11 +252,26 @@ impl ToolCallDeltas {
         self.translate(events)
     }
 
-    fn translate(&mut self, events: Vec<StreamEvent>) -> Vec<DeltaEvent> {
+    /// The deltas of a chunk's events; the argument deltas, whose text is only read, are kept
+    /// for the next chunk (`spent`).
+    fn translate(&mut self, mut events: Vec<StreamEvent>) -> Vec<DeltaEvent> {
         let mut out = Vec::new();
-        for e in events {
-            self.event(e, &mut out);
+        let mut spent = std::mem::take(&mut self.spare);
+        for e in events.drain(..) {
+            if let StreamEvent::ArgumentDelta {
+                index,
+                argument,
+                text,
+            } = &e
+            {
+                self.argument_delta(*index, argument, text, &mut out);
+                spent.push(e);
+            } else {
+                self.event(e, &mut out);
+            }
         }
+        self.spare = events;
+        self.spent = spent;
         out
     }
 
@@ -288,24 +311,6 @@ impl ToolCallDeltas {
                 index, argument, ..
             } if self.dialect_of(index) == Dialect::Tool => {
                 self.tool_argument(index, argument, out)
-            }
-            StreamEvent::ArgumentDelta {
-                index,
-                argument,
-                text,
-            } if self.dialect_of(index) == Dialect::Tool => {
-                let Some(call) = self.calls.get_mut(&index).filter(|c| !c.held) else {
-                    return;
-                };
-                let Some(delta) = call.index else { return };
-                let Some(open) = call.open.as_mut().filter(|o| o.name == argument) else {
-                    return;
-                };
-                open.text.push_str(&text);
-                open.settling.append(&open.text, &text);
-                let mut fragment = String::new();
-                push_json_string_body(&mut fragment, open.settling.take(&open.text));
-                send(call, delta, fragment, out);
             }
             StreamEvent::ArgumentDecoded { index, argument } => {
                 // The deltas stop being the argument's text as written: what its value will be
@@ -348,26 +353,6 @@ impl ToolCallDeltas {
                 });
                 send(call, delta, fragment, out);
             }
-            StreamEvent::ArgumentDelta {
-                index,
-                argument,
-                text,
-            } if self.exact(index) => {
-                let Some(call) = self.calls.get_mut(&index) else {
-                    return;
-                };
-                let Some(delta) = call.index else { return };
-                let Some(open) = call.open.as_mut().filter(|o| o.name == argument) else {
-                    return;
-                };
-                if open.streams {
-                    let mut fragment = String::new();
-                    push_json_string_body(&mut fragment, &text);
-                    send(call, delta, fragment, out);
-                } else {
-                    open.text.push_str(&text);
-                }
-            }
             StreamEvent::ArgumentValue {
                 index,
                 argument,
@@ -399,6 +384,47 @@ impl ToolCallDeltas {
                 error: Some(error),
             }),
             _ => {}
+        }
+    }
+
+    /// An argument's delta: in the `<tool>` dialect, its settled text streams while the value
+    /// is a string written as text; in the exact dialects, a string's text streams and any
+    /// other value's is kept until it is complete.
+    fn argument_delta(
+        &mut self,
+        index: usize,
+        argument: &Arc<str>,
+        text: &str,
+        out: &mut Vec<DeltaEvent>,
+    ) {
+        if self.dialect_of(index) == Dialect::Tool {
+            let Some(call) = self.calls.get_mut(&index).filter(|c| !c.held) else {
+                return;
+            };
+            let Some(delta) = call.index else { return };
+            let Some(open) = call.open.as_mut().filter(|o| o.name == *argument) else {
+                return;
+            };
+            open.text.push_str(text);
+            open.settling.append(&open.text, text);
+            let mut fragment = String::new();
+            push_json_string_body(&mut fragment, open.settling.take(&open.text));
+            send(call, delta, fragment, out);
+        } else if self.exact(index) {
+            let Some(call) = self.calls.get_mut(&index) else {
+                return;
+            };
+            let Some(delta) = call.index else { return };
+            let Some(open) = call.open.as_mut().filter(|o| o.name == *argument) else {
+                return;
+            };
+            if open.streams {
+                let mut fragment = String::new();
+                push_json_string_body(&mut fragment, text);
+                send(call, delta, fragment, out);
+            } else {
+                open.text.push_str(text);
+            }
         }
     }
 
