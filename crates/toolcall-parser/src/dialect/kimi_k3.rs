@@ -218,7 +218,7 @@ enum State {
     /// Inside a call, between arguments.
     Call { call: Box<Call> },
     /// Inside an argument's value.
-    Value { call: Box<Call>, param: Param },
+    Value { call: Box<Call>, param: Box<Param> },
     /// A close marker inside a value: structural or text, as what follows decides.
     Closing(Closing),
     /// Inside a `json` block: the call's arguments as one JSON object.
@@ -231,7 +231,7 @@ enum State {
 #[derive(Debug)]
 struct Closing {
     call: Box<Call>,
-    param: Param,
+    param: Box<Param>,
     close: Range<usize>,
     kind: Close,
     scanned: usize,
@@ -543,7 +543,7 @@ impl KimiK3 {
         ty: Option<String>,
         (at, end): (usize, usize),
         out: &mut Vec<StreamEvent>,
-    ) -> Option<Param> {
+    ) -> Option<Box<Param>> {
         // A declared string whose property the schema does not let be one is typed by the
         // schema: not announced as a string (docs/FORMAT.md §9.6 rule 5).
         let string = declared_string(ty.as_deref())
@@ -561,10 +561,10 @@ impl KimiK3 {
         if repeated {
             call.core.delta_argument = None;
         }
-        Some(Param {
+        Some(Box::new(Param {
             value: RawValue::new(name, true).repeated(repeated),
             ty,
-        })
+        }))
     }
 
     fn close_argument(&mut self, call: &mut Call, mut param: Param, out: &mut Vec<StreamEvent>) {
@@ -621,7 +621,7 @@ impl KimiK3 {
         &mut self,
         inp: Input<'_>,
         mut call: Box<Call>,
-        mut param: Param,
+        mut param: Box<Param>,
         out: &mut Vec<StreamEvent>,
     ) -> (State, Flow) {
         match param.value.start(inp, self.pos) {
@@ -678,7 +678,7 @@ impl KimiK3 {
             let close = at..at + len;
             self.pos = close.end;
             if kind == Close::Call && param.value.at_line_start() {
-                return self.close_structurally(inp, call, param, close, kind, out);
+                return self.close_structurally(inp, call, *param, close, kind, out);
             }
             return (
                 State::Closing(Closing {
@@ -742,7 +742,7 @@ impl KimiK3 {
         };
         self.marks.resume = None;
         if structural {
-            return self.close_structurally(inp, call, param, close, kind, out);
+            return self.close_structurally(inp, call, *param, close, kind, out);
         }
         if !param
             .value
