@@ -11,6 +11,7 @@
 
 use crate::swar;
 use memchr::{memchr, memchr3, memmem};
+use std::borrow::Cow;
 use xml_fallback::reference::{RefMatch, ReferenceMatcher, Step};
 
 /// Longest tag (from `<` to `>`) taken as markup; a longer one is text. Bounds the lookahead.
@@ -946,33 +947,53 @@ fn parse_start_tag(s: &str) -> Option<Tag<'_>> {
 /// Decoded attributes of a start tag: `(name, value)` pairs. Values have references decoded
 /// (bare `&` kept literally) and whitespace normalized to spaces, as XML requires.
 pub(crate) fn decode_attributes(raw: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
+    attributes(raw)
+        .map(|(name, value)| (name.to_owned(), decode_attribute_value(value).into_owned()))
+        .collect()
+}
+
+/// The decoded value of the attribute `key` of a start tag (the first of that name), borrowed
+/// from the tag when it holds nothing to decode: what a dialect reads of one attribute, without
+/// decoding or allocating the others.
+pub(crate) fn attribute<'t>(raw: &'t str, key: &str) -> Option<Cow<'t, str>> {
+    attributes(raw)
+        .find(|&(name, _)| name == key)
+        .map(|(_, value)| decode_attribute_value(value))
+}
+
+/// The attributes of a start tag (the text after its name), as written: `(name, quoted value)`
+/// pairs, in order, up to the first that is not `name = "value"` or `name = 'value'`. The one
+/// reading of a tag's attributes; [`decode_attribute_value`] decodes a value.
+fn attributes(raw: &str) -> impl Iterator<Item = (&str, &str)> {
     let b = raw.as_bytes();
     let mut i = 0;
-    while i < b.len() {
+    std::iter::from_fn(move || {
         while i < b.len() && is_ws(b[i]) {
             i += 1;
         }
-        let Some(n) = name_len(&b[i..]) else { break };
+        let n = name_len(&b[i..])?;
         let name = &raw[i..i + n];
         i += n;
         while i < b.len() && (is_ws(b[i]) || b[i] == b'=') {
             i += 1;
         }
-        let Some(&q) = b.get(i) else { break };
-        let Some(close) = memchr(q, &b[i + 1..]) else {
-            break;
-        };
+        let &q = b.get(i)?;
+        let close = memchr(q, &b[i + 1..])?;
         let value = &raw[i + 1..i + 1 + close];
-        out.push((name.to_owned(), decode_attribute_value(value)));
         i += close + 2;
-    }
-    out
+        Some((name, value))
+    })
+    .fuse()
 }
 
-fn decode_attribute_value(v: &str) -> String {
-    let mut out = String::with_capacity(v.len());
+/// An attribute's value decoded: references (a bare `&` kept literally), and tabs and line ends
+/// as spaces (a CR LF as one), as XML requires; borrowed when there is nothing to decode.
+fn decode_attribute_value(v: &str) -> Cow<'_, str> {
     let b = v.as_bytes();
+    if !b.iter().any(|&c| matches!(c, b'&' | b'\t' | b'\n' | b'\r')) {
+        return Cow::Borrowed(v);
+    }
+    let mut out = String::with_capacity(v.len());
     let mut i = 0;
     while i < b.len() {
         match b[i] {
@@ -1004,7 +1025,7 @@ fn decode_attribute_value(v: &str) -> String {
             }
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 #[cfg(test)]
@@ -1114,6 +1135,18 @@ mod tests {
                 short_cdata_end(&rest, is_final),
                 lexer.long_cdata_end(&rest, 0, 0, is_final)
             );
+        }
+
+        /// One attribute read alone is that attribute of all of them, decoded alike.
+        #[test]
+        fn attribute_is_that_of_decode_attributes(
+            raw in "([ \t\n]{0,2}[ab]{1,2}[ ]?=[ ]?(\"[a&;\t\r\nlt]{0,4}\"|'[a&\"]{0,3}')){0,4}[ =\"a]{0,2}",
+            key in "[ab]{1,2}",
+        ) {
+            let all = decode_attributes(&raw);
+            let expected = all.iter().find(|(k, _)| *k == key).map(|(_, v)| v.as_str());
+            let one = attribute(&raw, &key);
+            proptest::prop_assert_eq!(one.as_deref(), expected);
         }
 
         /// The bytewise trim of a raw tag's value is `trim_matches` over the same characters.

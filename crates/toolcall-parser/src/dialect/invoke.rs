@@ -33,7 +33,7 @@ use crate::dialect::scan::{
 use crate::dialect::{Dialect, Grammar};
 use crate::error::ErrorKind;
 use crate::event::StreamEvent;
-use crate::lexer::{Lexeme, Lexer, Tag, decode_attributes};
+use crate::lexer::{Lexeme, Lexer, Tag, attribute};
 use crate::names::{is_placeholder, is_valid_name};
 use crate::options::ParseOptions;
 use arg_types::Value;
@@ -350,10 +350,7 @@ impl Invoke {
 
     /// The `name` attribute of a tag, trimmed (`None` when it has none).
     fn name_attribute(tag: &Tag<'_>) -> Option<String> {
-        decode_attributes(tag.attributes)
-            .into_iter()
-            .find(|(k, _)| k == "name")
-            .map(|(_, v)| v.trim().to_owned())
+        attribute(tag.attributes, "name").map(|v| v.trim().to_owned())
     }
 
     // ----- prose ------------------------------------------------------------------------------
@@ -674,14 +671,11 @@ impl Invoke {
         if !self.markers.string_attribute {
             return None;
         }
-        decode_attributes(tag.attributes)
-            .into_iter()
-            .find(|(k, _)| k == "string")
-            .and_then(|(_, v)| match v.trim() {
-                "true" => Some(true),
-                "false" => Some(false),
-                _ => None,
-            })
+        attribute(tag.attributes, "string").and_then(|v| match v.trim() {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        })
     }
 
     /// A new call begins at `at` inside this one: this one is unterminated. The new one is read
