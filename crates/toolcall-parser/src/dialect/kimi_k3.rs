@@ -155,7 +155,7 @@ impl Marks {
             if !rest.is_empty() && !rest.starts_with(|c: char| c.is_ascii() && is_blank(c as u8)) {
                 return Marked::Text;
             }
-            if attributes_of(attributes).is_none() {
+            if !scan_attributes(attributes, |_, _| {}) {
                 return Marked::Text;
             }
             Marked::Mark(Mark::Open { name, attributes }, len)
@@ -167,42 +167,53 @@ impl Marks {
     }
 }
 
-/// `name="value"` pairs (or single-quoted), separated by blanks; `None` when malformed.
-fn attributes_of(s: &str) -> Option<Vec<(&str, &str)>> {
-    let mut out = Vec::new();
+/// Gives `each` the `name="value"` pairs (or single-quoted), separated by blanks, in order;
+/// `false` when they are malformed (checked to the end, whatever `each` was given).
+fn scan_attributes<'a>(s: &'a str, mut each: impl FnMut(&'a str, &'a str)) -> bool {
     let mut rest = s;
     loop {
         rest = rest.trim_start_matches([' ', '\t', '\n', '\r']);
         if rest.is_empty() {
-            return Some(out);
+            return true;
         }
         let n = rest
             .bytes()
             .position(|b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'-'))
             .unwrap_or(rest.len());
         if n == 0 {
-            return None;
+            return false;
         }
         let name = &rest[..n];
         rest = rest[n..].trim_start_matches([' ', '\t']);
-        rest = rest.strip_prefix('=')?.trim_start_matches([' ', '\t']);
-        let q = rest.chars().next().filter(|&c| c == '"' || c == '\'')?;
-        let close = rest[1..].find(q)?;
-        out.push((name, &rest[1..1 + close]));
+        let Some(after) = rest.strip_prefix('=') else {
+            return false;
+        };
+        rest = after.trim_start_matches([' ', '\t']);
+        let Some(q) = rest.chars().next().filter(|&c| c == '"' || c == '\'') else {
+            return false;
+        };
+        let Some(close) = rest[1..].find(q) else {
+            return false;
+        };
+        each(name, &rest[1..1 + close]);
         rest = &rest[close + 2..];
         if !rest.is_empty() && !rest.starts_with([' ', '\t', '\n', '\r']) {
-            return None;
+            return false;
         }
     }
 }
 
-/// The value of attribute `name`, trimmed, with the chat template's escaping undone: `&quot;`
-/// is `"` and `&amp;` is `&` (the template escapes `&` first, so `&quot;` is undone first).
+/// The value of attribute `name` (its first), trimmed, with the chat template's escaping undone:
+/// `&quot;` is `"` and `&amp;` is `&` (the template escapes `&` first, so `&quot;` is undone
+/// first); `None` when it is absent or the attributes are malformed.
 fn attribute<'a>(attributes: &'a str, name: &str) -> Option<Cow<'a, str>> {
-    let value = attributes_of(attributes)?
-        .into_iter()
-        .find(|(k, _)| *k == name)
-        .map(|(_, v)| v.trim())?;
+    let mut found = None;
+    let well_formed = scan_attributes(attributes, |k, v| {
+        if found.is_none() && k == name {
+            found = Some(v);
+        }
+    });
+    let value = found.filter(|_| well_formed)?.trim();
     Some(if value.contains('&') {
         Cow::Owned(value.replace("&quot;", "\"").replace("&amp;", "&"))
     } else {
@@ -999,5 +1010,29 @@ fn typed(text: &str, ty: &str) -> Option<Value> {
             t.fits().then_some(t.value)
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An attribute is read only from attributes well formed to their end; the first of a name
+    /// counts, trimmed and unescaped.
+    #[test]
+    fn attributes_are_read_whole() {
+        assert_eq!(
+            attribute(r#"key="a" type='b'"#, "type").as_deref(),
+            Some("b")
+        );
+        assert_eq!(
+            attribute(r#"key=" a &amp;&quot; " key="x""#, "key").as_deref(),
+            Some("a &\"")
+        );
+        assert_eq!(attribute(r#"key="a" type"#, "key"), None);
+        assert_eq!(attribute(r#"key="a"type="b""#, "key"), None);
+        assert_eq!(attribute(r#"key="a""#, "type"), None);
+        assert!(scan_attributes("", |_, _| panic!("no attribute")));
+        assert!(!scan_attributes(r#"=x"#, |_, _| {}));
     }
 }
