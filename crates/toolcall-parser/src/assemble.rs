@@ -421,17 +421,18 @@ impl Assembler {
     /// given before; the deltas' shared name is made only when deltas are on. One definition
     /// for every raw-text grammar.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn open_raw_argument(
+    pub(crate) fn open_raw_argument<'n>(
         &mut self,
         w: &str,
         base: usize,
         core: &mut CallCore,
-        name: &str,
+        name: impl Into<Cow<'n, str>>,
         noun: &str,
         (at, end): (usize, usize),
         string: Option<bool>,
         out: &mut Vec<StreamEvent>,
     ) -> Option<(String, bool)> {
+        let name = name.into();
         core.elements += 1;
         if core.elements > self.opts.limits.max_elements {
             let msg = format!(
@@ -441,13 +442,13 @@ impl Assembler {
             self.limit_error(w, base, core, Limit::MaxElements, msg, at);
             return None;
         }
-        let duplicate = core.has_argument(name);
+        let duplicate = core.has_argument(&name);
         if duplicate {
             self.repair(w, base, core, RepairKind::DuplicateArgument, at);
         }
-        core.argument_started(name, at, end);
+        core.argument_started(&name, at, end);
         if self.emit_deltas {
-            let shared: Arc<str> = Arc::from(name);
+            let shared: Arc<str> = Arc::from(&*name);
             if !duplicate {
                 out.push(StreamEvent::ArgumentStarted {
                     index: core.index,
@@ -457,7 +458,7 @@ impl Assembler {
             }
             core.delta_argument = Some(shared);
         }
-        Some((name.to_owned(), duplicate))
+        Some((name.into_owned(), duplicate))
     }
 
     /// Reports the value of a top-level argument that the dialect typed itself

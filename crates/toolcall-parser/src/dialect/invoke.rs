@@ -591,14 +591,8 @@ impl Invoke {
                 let string = self.string_attribute(tag);
                 match Self::name_attribute(tag).filter(|n| !n.is_empty()) {
                     Some(name) => {
-                        match self.open_parameter(
-                            inp,
-                            &mut call,
-                            &name,
-                            string,
-                            (abs, abs + n),
-                            out,
-                        ) {
+                        match self.open_parameter(inp, &mut call, name, string, (abs, abs + n), out)
+                        {
                             Some(param) => (State::Value { call, param }, Flow::Again),
                             None => (State::Skip { call }, Flow::Again),
                         }
@@ -719,14 +713,14 @@ impl Invoke {
         &mut self,
         inp: Input<'_>,
         call: &mut Call,
-        name: &str,
+        name: String,
         string: Option<bool>,
         (at, end): (usize, usize),
         out: &mut Vec<StreamEvent>,
     ) -> Option<Box<Param>> {
         // A declared string whose property the schema does not let be one is typed by the
         // schema: not announced as a string (docs/FORMAT.md §9.5 rule 6).
-        let string = string.filter(|&s| !s || self.asm.declared_fits(&call.core, name, "string"));
+        let string = string.filter(|&s| !s || self.asm.declared_fits(&call.core, &name, "string"));
         let (name, repeated) = self.asm.open_raw_argument(
             inp.w,
             inp.base,
@@ -876,7 +870,7 @@ impl Invoke {
                         return match self.open_parameter(
                             inp,
                             &mut call,
-                            &name,
+                            name,
                             string,
                             (abs, abs + n),
                             out,
