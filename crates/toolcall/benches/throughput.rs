@@ -1376,32 +1376,26 @@ fn profile(case: &str) {
          name=\"path\">src/main.rs</parameter>\n<parameter name=\"content\">{content}</parameter>\n\
          </invoke>\n</minimax:tool_call>"
     );
-    // 1,000 small Qwen3-Coder calls, a line of code each (the shape of the peers' small calls).
-    let qwen_small: String = workload::dense_code(256 * KIB, 11)
-        .lines()
-        .take(1000)
-        .enumerate()
-        .map(|(i, line)| {
-            format!(
-                "<tool_call>\n<function=write_file>\n<parameter=path>\nsrc/m{i}.rs\n</parameter>\n\
-                 <parameter=content>\n{}\n</parameter>\n</function>\n</tool_call>\n",
-                line.trim()
-            )
-        })
-        .collect();
-    // The same calls in GLM form.
-    let glm_small: String = workload::dense_code(256 * KIB, 11)
-        .lines()
-        .take(1000)
-        .enumerate()
-        .map(|(i, line)| {
-            format!(
-                "<tool_call>write_file\n<arg_key>path</arg_key>\n<arg_value>src/m{i}.rs</arg_value>\n\
-                 <arg_key>content</arg_key>\n<arg_value>{}</arg_value>\n</tool_call>\n",
-                line.trim()
-            )
-        })
-        .collect();
+    // 1,000 small calls, a line of code each (the shape of the peers' small calls), in
+    // Qwen3-Coder and in GLM form.
+    let small_lines = workload::dense_code(256 * KIB, 11);
+    let small_in = |call: fn(usize, &str) -> String| -> String {
+        (small_lines.lines().take(1000).enumerate())
+            .map(|(i, line)| call(i, line.trim()))
+            .collect()
+    };
+    let qwen_small = small_in(|i, line| {
+        format!(
+            "<tool_call>\n<function=write_file>\n<parameter=path>\nsrc/m{i}.rs\n</parameter>\n\
+             <parameter=content>\n{line}\n</parameter>\n</function>\n</tool_call>\n"
+        )
+    });
+    let glm_small = small_in(|i, line| {
+        format!(
+            "<tool_call>write_file\n<arg_key>path</arg_key>\n<arg_value>src/m{i}.rs</arg_value>\n\
+             <arg_key>content</arg_key>\n<arg_value>{line}</arg_value>\n</tool_call>\n"
+        )
+    });
     let (amp, _) = workload::ampersand_text(MIB);
     let bare = workload::ampersand_call(&amp, true);
     let clean = workload::ampersand_call(&amp, false);
