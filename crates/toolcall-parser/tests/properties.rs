@@ -339,7 +339,14 @@ fn check_delta_lag(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    // About two in five generated values hold a stray close tag (an error, §4 rule 4) and are
+    // rejected: the bound on rejects stands far above what 256 cases meet, so that a longer run
+    // (PROPTEST_CASES=1500 reached proptest's default of 1,024) is not stopped by it.
+    #![proptest_config(ProptestConfig {
+        cases: 256,
+        max_global_rejects: 1 << 16,
+        ..ProptestConfig::default()
+    })]
 
     /// docs/FORMAT.md §2 (streaming), issue 14 item 9: without a schema, every byte of a value
     /// that begins with text reaches the deltas at most `DELTA_LAG` bytes after it arrives,
