@@ -82,7 +82,7 @@ fn check(text: &str, opts: &ParseOptions, r: &ParseResult) {
         } else {
             // Every dialect's call begins at markup (MiniMax-M3's after its namespace marker);
             // a Hermes call (named, or found by `auto`) may end at its JSON object, or, at the end
-            // of the input, at its closer cut short (`</tool_ca`, read with
+            // of the input, at its closer cut short (`</tool_ca`, or `<` alone, read with
             // `missing_call_closer`, FORMAT §9.2).
             assert!(
                 src.starts_with('<') || src.starts_with("]<]minimax[>["),
@@ -98,7 +98,7 @@ fn check(text: &str, opts: &ParseOptions, r: &ParseResult) {
             let cut_closer = hermes
                 && c.span.end == read.len()
                 && src
-                    .rfind("</")
+                    .rfind('<')
                     .is_some_and(|i| "</tool_call>".starts_with(&src[i..]));
             assert!(
                 src.ends_with(['>', '}']) || cut_closer,

@@ -848,3 +848,67 @@ fn kimi_channel_markers_in_a_reply_without_calls_are_layout() {
         assert_eq!(r.prose(), prose);
     }
 }
+
+/// `parse_mixed` (the soak of 2026-11-27 06:29, `fuzz/SOAK.md`): a Kimi-K3 call that a channel's
+/// marker ended where `<|close|>call<|sep|>` was due (`<|end_of_msg|>` here) kept the blanks
+/// before the marker in its span, so the span ended in blanks, where every other call ends with
+/// its markup (a Qwen3-Coder call's with `</function>`, the blanks after it prose). The span now
+/// ends with the call's last marker; the blanks are prose, the marker layout (FORMAT §9.6 rule 8).
+#[test]
+fn kimi_call_ended_by_a_channel_marker_leaves_its_blanks_to_prose() {
+    let opts = ParseOptions::default().with_dialect(toolcall_parser::Dialect::KimiK3);
+    let open = "<|open|>call tool=\"f\" index=\"1\"<|sep|>";
+    let argument = "<|open|>argument key=\"a\"<|sep|>x<|close|>argument<|sep|>";
+    for (body, end) in [("", "<|end_of_msg|>"), (argument, "<|close|>tools<|sep|>")] {
+        for blanks in ["", "\n", " \n\n\t"] {
+            let text = format!("Ok. {open}{body}{blanks}{end}\nafter");
+            let r = assert_chunking_invariant(&text, &opts);
+            assert!(r.errors().is_empty(), "{text:?}");
+            let call = &r.calls()[0];
+            let span = &text[call.span.clone()];
+            assert_eq!(span, format!("{open}{body}"), "{text:?}");
+            assert_eq!(
+                call.repairs[0].kind,
+                toolcall_parser::RepairKind::MissingCallCloser
+            );
+            assert_eq!(r.prose(), format!("Ok. {blanks}\nafter"), "{text:?}");
+        }
+    }
+}
+
+/// `parse_mixed` (the soak of 2026-11-27 06:33): a Hermes call whose input ends at the first
+/// byte of its closer (`…}\n<`) is read with `missing_call_closer`, its span ending with the
+/// input, as with any beginning of `</tool_call>` (FORMAT §9.2; with only blanks after the
+/// object, the span ends with the object); the target's invariant knew only closers cut after
+/// `</`, and now takes any beginning of it from `<`.
+#[test]
+fn hermes_closer_cut_to_its_first_byte_ends_the_call() {
+    let opts = ParseOptions::default().with_dialect(toolcall_parser::Dialect::Hermes);
+    let object = "{\"name\": \"g\", \"argumen\u{fffd}s\": \"{[\\\"\"}";
+    for cut in ["", "\n", "\n<", "\n</", "\n</tool_ca", "\n</tool_call"] {
+        let text = format!("<tool_call>\n{object}{cut}");
+        let r = assert_chunking_invariant(&text, &opts);
+        assert!(r.errors().is_empty(), "{text:?}");
+        let call = &r.calls()[0];
+        assert_eq!(call.tool_name, "g");
+        // The span ends with the object when only blanks follow it, else with the input.
+        let end = if cut.trim().is_empty() {
+            text.len() - cut.len()
+        } else {
+            text.len()
+        };
+        assert_eq!(call.span.end, end, "{text:?}");
+        assert_eq!(
+            call.repairs[0].kind,
+            toolcall_parser::RepairKind::MissingCallCloser,
+            "{text:?}"
+        );
+    }
+    // The closer written wrong is no closer: the call is an error, not cut short.
+    let text = format!("<tool_call>\n{object}\n</tyol_call>");
+    let r = toolcall_parser::parse_with(&text, &opts);
+    assert_eq!(
+        r.errors()[0].kind,
+        toolcall_parser::ErrorKind::UnexpectedText
+    );
+}

@@ -24,7 +24,7 @@
 
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
 use crate::call::{Encoding, RepairKind};
-use crate::dialect::scan::{Flow, Input, RawValue, is_blank, non_blank};
+use crate::dialect::scan::{Flow, Input, RawValue, before_blanks, is_blank, non_blank};
 use crate::dialect::{Dialect, Grammar, hermes};
 use crate::error::ErrorKind;
 use crate::event::StreamEvent;
@@ -514,12 +514,14 @@ impl KimiK3 {
                 (State::Prose, Flow::Again)
             }
             Some(mark) if is_framing(mark) => {
-                // The channel closed where `<|close|>call<|sep|>` was due: the call ends there,
-                // repaired, and the marker is layout (docs/FORMAT.md §9.6 rule 8).
+                // The channel closed where `<|close|>call<|sep|>` was due: the call ends, repaired,
+                // with its last marker (the blanks after it are prose, as after any call), and the
+                // channel's marker is layout (docs/FORMAT.md §9.6 rule 8).
                 let kind = RepairKind::MissingCallCloser;
                 self.asm.repair(inp.w, inp.base, &mut call.core, kind, at);
-                self.end_call(inp, call, at, out);
-                self.pos = at;
+                let end = before_blanks(inp, at, call.core.tag_end);
+                self.end_call(inp, call, end, out);
+                self.pos = end;
                 (State::Prose, Flow::Again)
             }
             Some(Mark::Open { name: CALL, .. }) => {

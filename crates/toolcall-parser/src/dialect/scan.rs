@@ -271,6 +271,17 @@ pub(crate) fn is_blank(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
+/// The absolute offset where the blanks just before `at` begin, not before `floor`: where a
+/// call that something after those blanks ends stops, so that they are prose, as after any call.
+pub(crate) fn before_blanks(inp: Input<'_>, at: usize, floor: usize) -> usize {
+    let from = floor.max(inp.base);
+    let kept = inp.w.as_bytes()[from - inp.base..at - inp.base]
+        .iter()
+        .rposition(|&b| !is_blank(b))
+        .map_or(0, |i| i + 1);
+    from + kept
+}
+
 /// The absolute offset of the first non-blank byte at or after `from`, if the window has one.
 /// A window may end before `from` (one cut shorter than an earlier one, as `auto` cuts them):
 /// it has none then.
