@@ -597,6 +597,13 @@ impl Assembler {
         if core.error.is_some() {
             return;
         }
+        // Bytes read past the call's limit make it too long however the input ended: a
+        // streamed window may have read (blanks, say) past the limit and met the check there,
+        // where the whole input ends inside the same blanks (docs/FORMAT.md §7).
+        if self.call_too_long(core, end) {
+            self.fail_too_long(w, base, core);
+            return;
+        }
         let p = self.locator.locate(w, base, core.start);
         let mut e = ParseError::new(ErrorKind::UnterminatedCall, message, p)
             .in_dialect(self.dialect)

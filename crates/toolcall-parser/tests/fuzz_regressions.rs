@@ -912,3 +912,47 @@ fn hermes_closer_cut_to_its_first_byte_ends_the_call() {
         toolcall_parser::ErrorKind::UnexpectedText
     );
 }
+
+/// `stream_chunking` (the soak of 2026-11-27 06:52): a Qwen3-Coder call cut by the end of the
+/// input after blanks that took it past `max_call_bytes` was `limit_exceeded` when a streamed
+/// window had read the blanks (the next state met the limit), and `unterminated_call` when the
+/// whole input was read at once (the blanks ran to the end, and no state came after them). The
+/// class: a call the input cuts, after reading past the call limit, is too long in every dialect
+/// and chunking (`Assembler::unterminated` checks the limit first).
+#[test]
+fn a_cut_call_past_the_call_limit_is_too_long_in_every_chunking() {
+    use toolcall_parser::{Dialect, ErrorKind, Limits};
+    let limit = 60;
+    for (dialect, open) in [
+        (Dialect::Qwen3Coder, "<tool_call>\n<function=f>"),
+        (Dialect::Glm, "<tool_call>f\n<arg_key>a</arg_key>"),
+        (
+            Dialect::MinimaxM2,
+            "<minimax:tool_call>\n<invoke name=\"f\">",
+        ),
+        (
+            Dialect::KimiK3,
+            "<|open|>call tool=\"f\" index=\"1\"<|sep|>",
+        ),
+        (Dialect::Tool, "<tool><tool_name>f</tool_name><arguments>"),
+    ] {
+        let opts = ParseOptions::default()
+            .with_dialect(dialect)
+            .with_limits(Limits::default().with_max_call_bytes(limit));
+        for pad in 0..=limit {
+            let text = format!("Ok. {open}{}", "\r\n ".repeat(pad).get(..pad).unwrap_or(""));
+            let r = assert_chunking_invariant(&text, &opts);
+            let errors = r.errors();
+            let Some(e) = errors.first() else {
+                panic!("{dialect:?} {text:?}: no error, {r:?}");
+            };
+            let read = text.len() - "Ok. ".len();
+            let expected = if read > limit {
+                ErrorKind::LimitExceeded
+            } else {
+                ErrorKind::UnterminatedCall
+            };
+            assert_eq!(e.kind, expected, "{dialect:?} {text:?}");
+        }
+    }
+}
