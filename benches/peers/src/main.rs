@@ -354,7 +354,9 @@ fn secs_of(cell: &Cell) -> Option<f64> {
     }
 }
 
-/// Ours ÷ the fastest peer that ran (throughput), with that peer's name.
+/// Ours ÷ the fastest peer that ran and gave every call back byte for byte (throughput), with
+/// that peer's name: a peer that drops calls has not done the job (vLLM's MiniMax-M2 parser
+/// returns the first of 1,000 small calls).
 fn ratio(row: &[Cell], names: &[&str]) -> Option<(f64, String)> {
     let ours = secs_of(&row[0])?;
     let (i, best) = row
@@ -362,6 +364,7 @@ fn ratio(row: &[Cell], names: &[&str]) -> Option<(f64, String)> {
         .enumerate()
         .skip(1)
         .filter(|(i, _)| !names[*i].starts_with("floor"))
+        .filter(|(_, c)| matches!(c, Cell::Ran { exact: Ok(()), .. }))
         .filter_map(|(i, c)| secs_of(c).map(|t| (i, t)))
         .min_by(|a, b| a.1.total_cmp(&b.1))?;
     Some((best / ours, names[i].to_string()))
