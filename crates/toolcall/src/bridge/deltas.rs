@@ -249,7 +249,10 @@ impl ToolCallDeltas {
     /// Ends the input.
     pub fn finish(&mut self) -> Vec<DeltaEvent> {
         let events = self.parser.finish();
-        self.translate(events)
+        let out = self.translate(events);
+        // No chunk follows to take the last deltas' strings back.
+        self.spent.clear();
+        out
     }
 
     /// The deltas of a chunk's events; the argument deltas, whose text is only read, are kept
