@@ -8,6 +8,12 @@
 //! user or the default build; `cargo xtask bench --peers` runs it (docs/PERFORMANCE.md).
 //!
 //! `--smoke`: small inputs, one run per case (checks that everything runs; figures meaningless).
+//!
+//! `--profile PARSER FORM WORKLOAD MODE` (for example `--profile toolcall glm small 16`): one
+//! parse of one case and nothing else, for an instruction counter such as callgrind. `PARSER` is a
+//! prefix of a parser's name (`toolcall`, `vllm`, `dynamo-v2`, …, case-insensitive); `FORM` is
+//! `qwen`, `glm` or `minimax`; `WORKLOAD` is `small` (1,000 small calls) or `big` (the 1 MiB
+//! call); `MODE` is `0` (one-shot) or a chunk size.
 
 mod inputs;
 mod parsers;
@@ -446,8 +452,66 @@ fn table(
     }
 }
 
+/// `--profile PARSER FORM WORKLOAD MODE`: one parse of one case (see the crate's docs).
+fn profile(args: &[String]) {
+    let [parser, form, workload, mode] = args else {
+        eprintln!("usage: --profile PARSER FORM small|big 0|CHUNK");
+        std::process::exit(2);
+    };
+    let form = match form.as_str() {
+        "qwen" => Form::Qwen3Coder,
+        "glm" => Form::Glm,
+        "minimax" => Form::MiniMaxM2,
+        _ => {
+            eprintln!("FORM: qwen, glm or minimax");
+            std::process::exit(2);
+        }
+    };
+    let w = match workload.as_str() {
+        "small" => inputs::small_calls(form, 1000),
+        "big" => inputs::one_call(form, MIB),
+        _ => {
+            eprintln!("WORKLOAD: small or big");
+            std::process::exit(2);
+        }
+    };
+    let mode = match mode.parse::<usize>() {
+        Ok(0) => Mode::OneShot,
+        Ok(n) => Mode::Chunks(n),
+        Err(_) => {
+            eprintln!("MODE: 0 (one-shot) or a chunk size");
+            std::process::exit(2);
+        }
+    };
+    let wanted = parser.to_lowercase();
+    let mut parsers = all_parsers();
+    let Some(p) = parsers.iter_mut().find(|p| {
+        p.name()
+            .to_lowercase()
+            .replace(' ', "-")
+            .starts_with(&wanted)
+    }) else {
+        eprintln!("no parser named {parser}");
+        std::process::exit(2);
+    };
+    let pieces = split(&w.text, mode);
+    let (secs, out) = run_once(p.as_mut(), form, mode, &pieces);
+    let verdict = match out {
+        Ok(o) => match check(&o, &w.expected) {
+            Ok(()) => "every call byte for byte".to_string(),
+            Err(e) => e,
+        },
+        Err(e) => format!("failed: {e}"),
+    };
+    println!("{}: {:.3} ms; {verdict}", p.name(), secs * 1e3);
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().is_some_and(|a| a == "--profile") {
+        profile(&args[1..]);
+        return;
+    }
     let smoke = args.iter().any(|a| a == "--smoke");
     let settings = Settings { smoke };
     // Peers that panic are reported in the table; their panic messages are kept from stderr.

@@ -681,36 +681,144 @@ impl BranchProperties {
     }
 }
 
-/// Argument schemas looked up by tool and name, again and again (a streaming parser asks at
-/// every parameter tag): a tool's own `properties` directly, and the properties its root's
-/// branches declare ([`BranchProperties`]) walked once per tool and kept.
+/// A tool's input schema read once for the many calls made to it: the names of its own
+/// `properties` (each property's schema resolved once, to know which read as plain text), its
+/// `additionalProperties`, and the properties its branches declare ([`BranchProperties`]),
+/// walked at the first name its own `properties` miss and kept. What it answers is what
+/// [`SchemaDoc::property`] answers on the schema itself; it answers without resolving the root
+/// or hashing keywords again at every argument of every call (a streaming parser asks at every
+/// parameter tag). [`crate::raw::PreparedSchema::type_raw_arguments`] types a call's raw-text
+/// arguments through it.
+///
+/// Memory: the schema, plus each own property's name and one byte.
 ///
 /// ```
-/// use arg_types::json_schema::ArgumentLookup;
+/// use arg_types::json_schema::PreparedSchema;
 /// use serde_json::json;
-/// let root = json!({"properties": {"a": {"type": "string"}}, "anyOf": [{"properties": {"n": {"type": "integer"}}}]});
-/// let lookup = ArgumentLookup::default();
-/// assert_eq!(lookup.get("t", &root, "a").as_deref(), Some(&json!({"type": "string"})));
-/// assert_eq!(lookup.get("t", &root, "n").as_deref(), Some(&json!({"type": "integer"})));
-/// assert!(lookup.get("t", &root, "z").is_none());
+/// let root = json!({"properties": {"a": {"type": "string"}, "b": {"$ref": "#/$defs/b"}},
+///     "anyOf": [{"properties": {"n": {"type": "integer"}}}], "$defs": {"b": {"type": "boolean"}}});
+/// let p = PreparedSchema::new(root.clone());
+/// assert_eq!(p.root(), &root);
+/// assert_eq!(p.property("a").as_deref(), Some(&json!({"type": "string"})));
+/// assert_eq!(p.property("b").as_deref(), Some(&json!({"type": "boolean"})));
+/// assert_eq!(p.property("n").as_deref(), Some(&json!({"type": "integer"})));
+/// assert!(p.property("z").is_none());
+/// assert!(p.is_string("a") && !p.is_string("b") && !p.is_string("z"));
 /// ```
-#[derive(Debug, Clone, Default)]
-pub struct ArgumentLookup {
-    branches: std::cell::RefCell<std::collections::HashMap<String, Option<BranchProperties>>>,
+#[derive(Debug, Clone)]
+pub struct PreparedSchema {
+    root: Json,
+    /// `additionalProperties` of the resolved root, when it has one.
+    additional: Option<Json>,
+    /// The root's own properties, sorted by name, each with how its schema reads.
+    own: Box<[(Box<str>, Reading)]>,
+    /// The properties the root's branches declare, walked at the first miss.
+    branches: std::sync::OnceLock<BranchProperties>,
 }
 
-impl ArgumentLookup {
-    /// The schema of argument `name` of tool `tool`, whose input schema is `root` (the same
-    /// root for the same tool on every call): [`SchemaDoc::member`], its branches walked once.
-    pub fn get<'s>(&self, tool: &str, root: &'s Json, name: &str) -> Option<Cow<'s, Json>> {
-        let mut cache = self.branches.borrow_mut();
-        let branches = match cache.get_mut(tool) {
-            Some(b) => b,
-            None => cache.entry(tool.to_owned()).or_default(),
+/// How one own property's (resolved) schema reads a raw text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Reading {
+    /// The value is the text itself, whatever it holds: the schema (as [`crate::raw::type_raw`]
+    /// reads it) is `"type": "string"` and nothing that could refuse or convert a text (no
+    /// `enum`, `const`, `anyOf`, `oneOf`, other type).
+    pub(crate) text: bool,
+    /// Its types are `string`, and `null` at most ([`PreparedSchema::is_string`]).
+    pub(crate) string: bool,
+}
+
+impl PreparedSchema {
+    /// Reads `input_schema` (a tool's whole input schema, the root its `$ref`s point into).
+    /// The work is one resolution of the root and one of each of its own properties, each
+    /// bounded as [`SchemaDoc::resolve`] is.
+    pub fn new(input_schema: Json) -> Self {
+        let doc = SchemaDoc::new(&input_schema);
+        let resolved = doc.resolve(&input_schema);
+        let additional = resolved.get("additionalProperties").cloned();
+        let mut own: Vec<(Box<str>, Reading)> = match resolved.get("properties") {
+            Some(Json::Object(props)) => props
+                .iter()
+                .map(|(name, p)| (name.as_str().into(), reading(&doc, &doc.resolve(p))))
+                .collect(),
+            _ => Vec::new(),
         };
-        let mut visits = MAX_PROPERTY_VISITS;
-        SchemaDoc::new(root).member(root, name, branches, &mut visits)
+        own.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        drop(resolved);
+        PreparedSchema {
+            root: input_schema,
+            additional,
+            own: own.into_boxed_slice(),
+            branches: std::sync::OnceLock::new(),
+        }
     }
+
+    /// The input schema, as given.
+    pub fn root(&self) -> &Json {
+        &self.root
+    }
+
+    /// `additionalProperties` of the (resolved) root, when it has one.
+    pub fn additional_properties(&self) -> Option<&Json> {
+        self.additional.as_ref()
+    }
+
+    /// How the root's own property `name` reads, if the root has one of the name.
+    pub(crate) fn own(&self, name: &str) -> Option<Reading> {
+        let at = self.own.binary_search_by(|(n, _)| (**n).cmp(name)).ok()?;
+        Some(self.own[at].1)
+    }
+
+    /// The schema of property `name`, resolved: [`SchemaDoc::property`] of the root.
+    pub fn property(&self, name: &str) -> Option<Cow<'_, Json>> {
+        match self.own(name) {
+            Some(_) => SchemaDoc::new(&self.root).own_property(&self.root, name),
+            None => self.branch(name).map(Cow::Borrowed),
+        }
+    }
+
+    /// Whether the root names a property `name`, in its own `properties` or in a branch
+    /// (`property(name).is_some()`, without resolving it).
+    pub fn has_property(&self, name: &str) -> bool {
+        self.own(name).is_some() || self.branch(name).is_some()
+    }
+
+    /// Whether property `name`'s types ([`types`]) are `string`, with `null` at most: its
+    /// value is text whatever it holds (markup included). `false` for a name the schema does
+    /// not give.
+    pub fn is_string(&self, name: &str) -> bool {
+        match self.own(name) {
+            Some(r) => r.string,
+            None => self.branch(name).is_some_and(string_types),
+        }
+    }
+
+    /// The schema a branch of the root declares for `name`.
+    fn branch(&self, name: &str) -> Option<&Json> {
+        self.branches
+            .get_or_init(|| BranchProperties::of(&SchemaDoc::new(&self.root), &self.root))
+            .get(name)
+    }
+}
+
+/// How a property's resolved schema `p` reads a raw text: [`crate::raw::type_raw`] resolves
+/// the schema it is given once more before reading, so the test is made on that resolution.
+fn reading(doc: &SchemaDoc<'_>, p: &Json) -> Reading {
+    let again = doc.resolve(p);
+    let s = again.as_ref();
+    Reading {
+        text: s.is_object()
+            && s.get("type").is_some()
+            && enum_values(s).is_none()
+            && alternatives(s).is_none()
+            && types(s) == ["string"],
+        string: string_types(p),
+    }
+}
+
+/// Whether `s`'s types are `string`, with `null` at most.
+fn string_types(s: &Json) -> bool {
+    let t = types(s);
+    t.contains(&"string") && t.iter().all(|t| *t == "string" || *t == "null")
 }
 
 /// `s` with each `%XX` (two hexadecimal digits) replaced by that byte; `None` when the result is

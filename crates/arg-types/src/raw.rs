@@ -47,12 +47,13 @@
 //! assert_eq!(type_raw("007", None, &root).value, Value::String("007".into()));
 //! ```
 
-use crate::json_schema::{SchemaDoc, alternatives, enum_values, merge_into, types};
+use crate::json_schema::{PreparedSchema, SchemaDoc, alternatives, enum_values, merge_into, types};
 use crate::literal::{LiteralError, parse_json, parse_python};
 use crate::number::Decimal;
 use crate::schema::{describe_any_of, describe_enum, describe_types, integer, number, same};
 use crate::{Map, Value};
 use serde_json::Value as Json;
+use std::borrow::Cow;
 use std::cell::{Cell, OnceCell};
 
 /// How many schemas one reading may visit (through `anyOf`, `oneOf`, type lists).
@@ -210,21 +211,86 @@ where
     N: AsRef<str> + Into<String>,
     T: AsRef<str> + Into<String>,
 {
-    let resolved = input_schema.map(|root| SchemaDoc::new(root).resolve(root));
-    let object = resolved.as_deref().and_then(Json::as_object);
-    let additional = object.and_then(|o| o.get("additionalProperties"));
-    let root = input_schema.unwrap_or(&Json::Null);
-    let mut out = TypedArguments::default();
+    let Some(root) = input_schema else {
+        return type_each(args, &Json::Null, None, |_| Property::Absent);
+    };
+    let doc = SchemaDoc::new(root);
+    let resolved = doc.resolve(root);
+    let additional = resolved.get("additionalProperties");
     // The properties the root's branches declare: walked once per call, at the first name the
     // root's own `properties` do not hold.
     let (mut branches, mut visits) = (None, MAX_VISITS);
+    type_each(args, root, additional, |name| {
+        match doc.member(root, name, &mut branches, &mut visits) {
+            Some(s) => Property::Schema(s),
+            None => Property::Absent,
+        }
+    })
+}
+
+impl PreparedSchema {
+    /// [`type_raw_arguments`] with this tool's input schema, read once beforehand: the same
+    /// values and mismatches, without resolving the root again, and without reading the text
+    /// of a property that is a plain string (its value is the text).
+    ///
+    /// ```
+    /// use arg_types::json_schema::PreparedSchema;
+    /// use arg_types::raw::type_raw_arguments;
+    /// let schema = serde_json::json!({"properties": {"path": {"type": "string"}, "n": {"type": "integer"}}});
+    /// let args = [("path", "007"), ("n", "7"), ("x", "1")];
+    /// let prepared = PreparedSchema::new(schema.clone());
+    /// assert_eq!(prepared.type_raw_arguments(args), type_raw_arguments(args, Some(&schema)));
+    /// ```
+    pub fn type_raw_arguments<N, T>(&self, args: impl IntoIterator<Item = (N, T)>) -> TypedArguments
+    where
+        N: AsRef<str> + Into<String>,
+        T: AsRef<str> + Into<String>,
+    {
+        type_each(
+            args,
+            self.root(),
+            self.additional_properties(),
+            |name| match self.own(name) {
+                Some(r) if r.text => Property::Text,
+                _ => match self.property(name) {
+                    Some(s) => Property::Schema(s),
+                    None => Property::Absent,
+                },
+            },
+        )
+    }
+}
+
+/// What the schema gives for one argument's name.
+enum Property<'s> {
+    /// A schema whose value is the text itself (a plain string).
+    Text,
+    /// A schema to read the text through (resolved).
+    Schema(Cow<'s, Json>),
+    /// None: `additionalProperties` decides.
+    Absent,
+}
+
+/// The one body of [`type_raw_arguments`] and [`PreparedSchema::type_raw_arguments`]: each
+/// argument typed by what `property` finds for its name, `additional` deciding for the names it
+/// does not find, `root` the document `$ref`s point into.
+fn type_each<'s, N, T>(
+    args: impl IntoIterator<Item = (N, T)>,
+    root: &Json,
+    additional: Option<&Json>,
+    mut property: impl FnMut(&str) -> Property<'s>,
+) -> TypedArguments
+where
+    N: AsRef<str> + Into<String>,
+    T: AsRef<str> + Into<String>,
+{
+    let mut out = TypedArguments::default();
     for (name, text) in args {
-        let property = input_schema.and_then(|root| {
-            SchemaDoc::new(root).member(root, name.as_ref(), &mut branches, &mut visits)
-        });
-        let schema = match property.as_deref() {
-            Some(s) => Some(s),
-            None => match additional {
+        let found = property(name.as_ref());
+        let schema = match &found {
+            Property::Text => None,
+            Property::Schema(s) => Some(s.as_ref()),
+            Property::Absent => match additional {
                 Some(extra @ Json::Object(_)) => Some(extra),
                 Some(Json::Bool(false)) => {
                     out.mismatches.push(Mismatch {

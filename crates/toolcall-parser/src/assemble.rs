@@ -17,9 +17,8 @@ use crate::locate::Locator;
 use crate::names::{invalid_name_message, is_valid_name};
 use crate::options::ParseOptions;
 use crate::recycle::Recycled;
-use arg_types::json_schema::ArgumentLookup;
+use arg_types::json_schema::PreparedSchema;
 use arg_types::{Map, Value};
-use serde_json::Value as Json;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -58,8 +57,6 @@ pub(crate) struct Assembler {
     call_limit_reported: bool,
     /// Elements of the calls finished so far, for `max_input_elements`.
     input_elements: usize,
-    /// Argument schemas by tool, their root branches walked once ([`Assembler::argument_schema`]).
-    arguments: ArgumentLookup,
     /// Strings of events handed back by the caller, for the text of the next ones.
     pub(crate) recycled: Recycled,
 }
@@ -262,7 +259,6 @@ impl Assembler {
             calls: 0,
             call_limit_reported: false,
             input_elements: 0,
-            arguments: ArgumentLookup::default(),
             recycled: Recycled::default(),
         }
     }
@@ -806,13 +802,12 @@ impl Assembler {
 
     // ----- argument deltas --------------------------------------------------------------------
 
-    /// The schema of argument `name` of `tool`, if the tool has a schema that gives one: its own
-    /// property, else the one its root's branches declare (docs/FORMAT.md §5.3, "An argument's
-    /// schema"). The branches are walked once per tool, however many names are asked for: a
-    /// raw-text value asks at every parameter tag inside it.
-    pub(crate) fn argument_schema(&self, tool: &str, name: &str) -> Option<Cow<'_, Json>> {
-        let root = self.opts.schemas.as_ref()?.get(tool)?;
-        self.arguments.get(tool, root, name)
+    /// The input schema of `tool` as read once for its calls, if the tool has one. Its
+    /// argument lookups follow docs/FORMAT.md §5.3 ("An argument's schema"): an own property,
+    /// else the one its root's branches declare, the branches walked once per tool however
+    /// many names are asked for (a raw-text value asks at every parameter tag inside it).
+    fn prepared(&self, tool: &str) -> Option<&PreparedSchema> {
+        self.opts.schemas.as_ref()?.prepared(tool)
     }
 
     /// Whether a parameter tag naming `name` inside a raw-text value of `core`'s call may begin
@@ -820,11 +815,9 @@ impl Assembler {
     /// schema and that schema gives no argument of the name. Qwen3-Coder's and the invoke
     /// family's test.
     pub(crate) fn may_name_argument(&self, core: &CallCore, name: &str) -> bool {
-        match (self.opts.schemas.as_ref(), core.tool_name.as_deref()) {
-            (Some(schemas), Some(tool)) if schemas.get(tool).is_some() => {
-                self.argument_schema(tool, name).is_some()
-            }
-            _ => true,
+        match core.tool_name.as_deref().and_then(|t| self.prepared(t)) {
+            Some(schema) => schema.has_property(name),
+            None => true,
         }
     }
 
@@ -832,11 +825,8 @@ impl Assembler {
     /// or a list of types that are `string` and `null`): markup inside it is its text, kept as
     /// written, and its deltas carry it as written.
     pub(crate) fn argument_is_string(&self, tool: Option<&str>, name: &str) -> bool {
-        let Some(property) = tool.and_then(|t| self.argument_schema(t, name)) else {
-            return false;
-        };
-        let types = arg_types::json_schema::types(&property);
-        types.contains(&"string") && types.iter().all(|t| *t == "string" || *t == "null")
+        tool.and_then(|t| self.prepared(t))
+            .is_some_and(|schema| schema.is_string(name))
     }
 
     /// Whether a value of the JSON Schema type `ty` that the dialect declares for argument `name`
@@ -845,8 +835,9 @@ impl Assembler {
     /// Where it may not, the schema types the text, as in every raw-text dialect (DSML's
     /// `string`, Kimi-K3's `type`: docs/FORMAT.md §9.5 rule 6, §9.6 rule 5).
     pub(crate) fn declared_fits(&self, core: &CallCore, name: &str, ty: &str) -> bool {
-        let property =
-            (core.tool_name.as_deref()).and_then(|tool| self.argument_schema(tool, name));
+        let property = (core.tool_name.as_deref())
+            .and_then(|tool| self.prepared(tool))
+            .and_then(|schema| schema.property(name));
         property.is_none_or(|p| arg_types::json_schema::accepts(&p, ty))
     }
 
@@ -989,7 +980,8 @@ impl Assembler {
         core.server_name = server;
         // The schemas are shared (an `Arc`): held here by a count, not copied per call.
         let schemas = self.opts.schemas.clone();
-        let schema = schemas.as_deref().and_then(|s| s.get(&tool_name));
+        let prepared = schemas.as_deref().and_then(|s| s.prepared(&tool_name));
+        let schema = prepared.map(PreparedSchema::root);
         let source = &w[core.start - base..end - base];
         let mut legacy_json = false;
         let arguments = match arguments {
@@ -1031,8 +1023,8 @@ impl Assembler {
                     map
                 }
             },
-            Arguments::Raw(raw) => self.type_raw(w, base, &mut core, raw, schema),
-            Arguments::Typed(args) => self.type_mixed(w, base, &mut core, args, schema),
+            Arguments::Raw(raw) => self.type_raw(w, base, &mut core, raw, prepared),
+            Arguments::Typed(args) => self.type_mixed(w, base, &mut core, args, prepared),
             Arguments::RawTree(args) => {
                 self.type_raw_tree(w, base, &mut core, &args, source, schema)
             }
@@ -1052,13 +1044,9 @@ impl Assembler {
     /// The arguments a truncated call had completed, typed as the finished call would be, as
     /// JSON.
     pub(crate) fn partial_raw(&self, core: &CallCore, args: &[RawArgument]) -> serde_json::Value {
-        let schema = core
-            .tool_name
-            .as_deref()
-            .and_then(|t| self.opts.schemas.as_ref()?.get(t));
-        let typed = arg_types::raw::type_raw_arguments(
+        let typed = type_raw_arguments(
             args.iter().map(|a| (a.name.as_str(), a.text.as_str())),
-            schema,
+            core.tool_name.as_deref().and_then(|t| self.prepared(t)),
         );
         serde_json::Value::from(Value::Object(typed.arguments))
     }
@@ -1098,7 +1086,7 @@ impl Assembler {
         base: usize,
         core: &mut CallCore,
         mut args: Vec<(RawArgument, Option<Value>)>,
-        schema: Option<&serde_json::Value>,
+        schema: Option<&PreparedSchema>,
     ) -> Map {
         let mut untyped = Vec::new();
         for (a, v) in &mut args {
@@ -1178,10 +1166,9 @@ impl Assembler {
         base: usize,
         core: &mut CallCore,
         raw: Vec<RawArgument>,
-        schema: Option<&serde_json::Value>,
+        schema: Option<&PreparedSchema>,
     ) -> Map {
-        let typed =
-            arg_types::raw::type_raw_arguments(raw.into_iter().map(|a| (a.name, a.text)), schema);
+        let typed = type_raw_arguments(raw.into_iter().map(|a| (a.name, a.text)), schema);
         for mismatch in &typed.mismatches {
             let at = core
                 .argument_start(&mismatch.name)
@@ -1190,6 +1177,22 @@ impl Assembler {
             self.repair_in(w, base, core, kind, at, &mismatch.name);
         }
         typed.arguments
+    }
+}
+
+/// A call's raw-text arguments typed by its tool's prepared schema, or as strings when the
+/// tool has none ([`arg_types::raw::type_raw_arguments`]).
+fn type_raw_arguments<N, T>(
+    args: impl IntoIterator<Item = (N, T)>,
+    schema: Option<&PreparedSchema>,
+) -> arg_types::raw::TypedArguments
+where
+    N: AsRef<str> + Into<String>,
+    T: AsRef<str> + Into<String>,
+{
+    match schema {
+        Some(s) => s.type_raw_arguments(args),
+        None => arg_types::raw::type_raw_arguments(args, None),
     }
 }
 

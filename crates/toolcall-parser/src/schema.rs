@@ -2,6 +2,7 @@
 //! name, so that arguments can be typed by their schema. One reading of a tools JSON serves the
 //! parser and the prompt (`toolcall-prompt` re-exports [`ToolDef`]).
 
+use arg_types::json_schema::PreparedSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 use std::collections::HashMap;
@@ -348,7 +349,21 @@ impl std::error::Error for SchemaError {}
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct ToolSchemas {
-    by_name: HashMap<String, ToolDef>,
+    by_name: HashMap<String, Known>,
+}
+
+/// One tool: its definition, and its input schema read once for the calls made to it.
+#[derive(Debug, Clone)]
+struct Known {
+    def: ToolDef,
+    prepared: PreparedSchema,
+}
+
+impl Known {
+    fn new(def: ToolDef) -> Self {
+        let prepared = PreparedSchema::new(def.input_schema.clone());
+        Known { def, prepared }
+    }
 }
 
 impl ToolSchemas {
@@ -393,7 +408,7 @@ impl ToolSchemas {
     /// assert!(s.tool("ping").is_some());
     /// ```
     pub fn insert_tool(&mut self, tool: ToolDef) {
-        self.by_name.insert(tool.name.clone(), tool);
+        self.by_name.insert(tool.name.clone(), Known::new(tool));
     }
 
     /// Adds or replaces one tool's input schema (a tool with no description, on the default
@@ -406,22 +421,40 @@ impl ToolSchemas {
     /// ```
     pub fn insert(&mut self, tool_name: impl Into<String>, input_schema: Json) {
         match self.by_name.entry(tool_name.into()) {
-            Entry::Occupied(mut e) => e.get_mut().input_schema = input_schema,
+            Entry::Occupied(mut e) => {
+                let known = e.get_mut();
+                known.prepared = PreparedSchema::new(input_schema.clone());
+                known.def.input_schema = input_schema;
+            }
             Entry::Vacant(e) => {
                 let name = e.key().clone();
-                e.insert(ToolDef::new(name, "", input_schema));
+                e.insert(Known::new(ToolDef::new(name, "", input_schema)));
             }
         }
     }
 
     /// The input schema of a tool.
     pub fn get(&self, tool_name: &str) -> Option<&Json> {
-        self.by_name.get(tool_name).map(|t| &t.input_schema)
+        self.by_name.get(tool_name).map(|t| &t.def.input_schema)
     }
 
     /// The whole definition of a tool.
     pub fn tool(&self, tool_name: &str) -> Option<&ToolDef> {
-        self.by_name.get(tool_name)
+        self.by_name.get(tool_name).map(|t| &t.def)
+    }
+
+    /// A tool's input schema as read once, when the tool was added, for the calls made to it
+    /// (its properties looked up without resolving the root again: [`PreparedSchema`]).
+    ///
+    /// ```
+    /// let mut s = toolcall_parser::ToolSchemas::default();
+    /// s.insert("ping", serde_json::json!({"properties": {"host": {"type": "string"}}}));
+    /// let p = s.prepared("ping").unwrap();
+    /// assert_eq!(Some(p.root()), s.get("ping"));
+    /// assert!(p.is_string("host"));
+    /// ```
+    pub fn prepared(&self, tool_name: &str) -> Option<&PreparedSchema> {
+        self.by_name.get(tool_name).map(|t| &t.prepared)
     }
 }
 

@@ -43,6 +43,7 @@
 //! assert!(matches!(&events[0], DeltaEvent::ToolCallStart { index: 0, name, .. } if name == "write"));
 //! ```
 
+use arg_types::json_schema::PreparedSchema;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -216,8 +217,6 @@ pub struct ToolCallDeltas {
     options: ParseOptions,
     calls: HashMap<usize, CallState>,
     next_index: usize,
-    /// Argument schemas by tool, each tool's root branches walked once.
-    arguments: arg_types::json_schema::ArgumentLookup,
     /// The last chunk's argument deltas, read in place: handed back to the parser with the next
     /// chunk (`StreamParser::feed_reusing`), which makes the next deltas' text in their strings.
     spent: Vec<StreamEvent>,
@@ -233,7 +232,6 @@ impl ToolCallDeltas {
             options,
             calls: HashMap::new(),
             next_index: 0,
-            arguments: Default::default(),
             spent: Vec::new(),
             spare: Vec::new(),
         }
@@ -331,7 +329,6 @@ impl ToolCallDeltas {
             } if self.exact(index) => {
                 // The dialect's own declaration stands over the schema's (FORMAT §9.5, §9.6).
                 let streams = string.unwrap_or_else(|| self.streams_as_string(index, &argument));
-                let schema = self.tool_schema(index).cloned();
                 let Some(call) = self.calls.get_mut(&index) else {
                     return;
                 };
@@ -340,7 +337,9 @@ impl ToolCallDeltas {
                     return;
                 }
                 let mut fragment = String::new();
-                close_argument(call, schema.as_ref(), &mut fragment);
+                let schema =
+                    (call.tool.as_deref()).and_then(|tool| self.options.schemas()?.prepared(tool));
+                close_argument(&mut call.open, schema, &mut fragment);
                 fragment.push(if call.sent.is_empty() { '{' } else { ',' });
                 push_json_string(&mut fragment, &argument);
                 fragment.push(':');
@@ -530,10 +529,12 @@ impl ToolCallDeltas {
         let Some(schema) = self.tool_schema(index) else {
             return true;
         };
-        match self.argument_schema(index, name) {
+        match schema.property(name) {
             Some(p) => arg_types::json_schema::types(&p) == ["string"],
+            // Typed by `additionalProperties` when that is a schema (of the resolved root, as
+            // the call's arguments are typed).
             None => !schema
-                .get("additionalProperties")
+                .additional_properties()
                 .is_some_and(serde_json::Value::is_object),
         }
     }
@@ -544,27 +545,34 @@ impl ToolCallDeltas {
         index: usize,
         name: &str,
     ) -> Option<std::borrow::Cow<'_, serde_json::Value>> {
-        let tool = self.calls.get(&index)?.tool.as_deref()?;
-        self.arguments.get(tool, self.tool_schema(index)?, name)
+        self.tool_schema(index)?.property(name)
     }
 
-    /// The input schema of call `index`'s tool, if one was given.
-    fn tool_schema(&self, index: usize) -> Option<&serde_json::Value> {
+    /// The input schema of call `index`'s tool, as read for its calls, if one was given.
+    fn tool_schema(&self, index: usize) -> Option<&PreparedSchema> {
         let tool = self.calls.get(&index)?.tool.as_deref()?;
-        self.options.schemas()?.get(tool)
+        self.options.schemas()?.prepared(tool)
     }
 }
 
 /// Closes the argument being read, into `fragment`: a streamed string's closing quote, or the
 /// typed value of an argument that waited for its whole text (typed as the call's will be).
-fn close_argument(call: &mut CallState, schema: Option<&serde_json::Value>, fragment: &mut String) {
-    let Some(open) = call.open.take() else { return };
+fn close_argument(
+    open: &mut Option<OpenArgument>,
+    schema: Option<&PreparedSchema>,
+    fragment: &mut String,
+) {
+    let Some(open) = open.take() else { return };
     if open.streams {
         fragment.push('"');
         return;
     }
     let value = open.value.unwrap_or_else(|| {
-        let typed = arg_types::raw::type_raw_arguments([(&*open.name, open.text.as_str())], schema);
+        let args = [(&*open.name, open.text.as_str())];
+        let typed = match schema {
+            Some(s) => s.type_raw_arguments(args),
+            None => arg_types::raw::type_raw_arguments(args, None),
+        };
         typed
             .arguments
             .get(&*open.name)
