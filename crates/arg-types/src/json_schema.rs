@@ -460,8 +460,8 @@ fn required_key(name: &Json) -> String {
 /// assert_eq!(types(&json!({"prefixItems": []})), ["array"]);
 /// assert!(types(&json!({"enum": ["a"]})).is_empty());
 /// ```
-pub fn types(s: &Json) -> Vec<&str> {
-    let mut named: Vec<&str> = match s.get("type") {
+pub fn types(s: &Json) -> Vec<&'static str> {
+    let mut named: Vec<&'static str> = match s.get("type") {
         Some(Json::String(t)) => type_name(t).into_iter().collect(),
         Some(Json::Array(ts)) => ts
             .iter()
@@ -480,7 +480,7 @@ pub fn types(s: &Json) -> Vec<&str> {
 
 /// The type the keywords of a schema without `type` imply: `object` from `properties`,
 /// `required` or `additionalProperties`, `array` from `items` or `prefixItems`, else none.
-fn implied_types(s: &Json) -> Vec<&str> {
+fn implied_types(s: &Json) -> Vec<&'static str> {
     if ["properties", "required", "additionalProperties"]
         .iter()
         .any(|k| s.get(*k).is_some())
@@ -717,14 +717,14 @@ pub struct PreparedSchema {
 }
 
 /// How one own property's (resolved) schema reads a raw text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Reading {
     /// The value is the text itself, whatever it holds: the schema (as [`crate::raw::type_raw`]
     /// reads it) is `"type": "string"` and nothing that could refuse or convert a text (no
     /// `enum`, `const`, `anyOf`, `oneOf`, other type).
     pub(crate) text: bool,
-    /// Its types are `string`, and `null` at most ([`PreparedSchema::is_string`]).
-    pub(crate) string: bool,
+    /// Its [`types`].
+    types: Box<[&'static str]>,
 }
 
 impl PreparedSchema {
@@ -763,9 +763,9 @@ impl PreparedSchema {
     }
 
     /// How the root's own property `name` reads, if the root has one of the name.
-    pub(crate) fn own(&self, name: &str) -> Option<Reading> {
+    pub(crate) fn own(&self, name: &str) -> Option<&Reading> {
         let at = self.own.binary_search_by(|(n, _)| (**n).cmp(name)).ok()?;
-        Some(self.own[at].1)
+        Some(&self.own[at].1)
     }
 
     /// The schema of property `name`, resolved: [`SchemaDoc::property`] of the root.
@@ -786,9 +786,21 @@ impl PreparedSchema {
     /// value is text whatever it holds (markup included). `false` for a name the schema does
     /// not give.
     pub fn is_string(&self, name: &str) -> bool {
+        self.types(name).is_some_and(|t| string_types(&t))
+    }
+
+    /// The [`types`] of property `name`'s schema; `None` for a name the schema does not give.
+    ///
+    /// ```
+    /// use arg_types::json_schema::PreparedSchema;
+    /// let p = PreparedSchema::new(serde_json::json!({"properties": {"n": {"type": ["int", "null"]}}}));
+    /// assert_eq!(p.types("n").as_deref(), Some(&["integer", "null"][..]));
+    /// assert_eq!(p.types("m"), None);
+    /// ```
+    pub fn types(&self, name: &str) -> Option<Cow<'_, [&'static str]>> {
         match self.own(name) {
-            Some(r) => r.string,
-            None => self.branch(name).is_some_and(string_types),
+            Some(r) => Some(Cow::Borrowed(&r.types)),
+            None => self.branch(name).map(|b| Cow::Owned(types(b))),
         }
     }
 
@@ -811,13 +823,12 @@ fn reading(doc: &SchemaDoc<'_>, p: &Json) -> Reading {
             && enum_values(s).is_none()
             && alternatives(s).is_none()
             && types(s) == ["string"],
-        string: string_types(p),
+        types: types(p).into_boxed_slice(),
     }
 }
 
-/// Whether `s`'s types are `string`, with `null` at most.
-fn string_types(s: &Json) -> bool {
-    let t = types(s);
+/// Whether the types `t` are `string`, with `null` at most.
+fn string_types(t: &[&str]) -> bool {
     t.contains(&"string") && t.iter().all(|t| *t == "string" || *t == "null")
 }
 

@@ -300,18 +300,74 @@ impl fmt::Display for Value {
 
 fn write_json_string(s: &str, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     f.write_str("\"")?;
-    for c in s.chars() {
-        match c {
-            '"' => f.write_str("\\\"")?,
-            '\\' => f.write_str("\\\\")?,
-            '\n' => f.write_str("\\n")?,
-            '\r' => f.write_str("\\r")?,
-            '\t' => f.write_str("\\t")?,
-            c if u32::from(c) < 0x20 => write!(f, "\\u{:04x}", u32::from(c))?,
-            c => fmt::Write::write_char(f, c)?,
+    write_json_str_contents(f, s)?;
+    f.write_str("\"")
+}
+
+/// How each byte is written inside a JSON string: `0` as it is, `b'u'` as `\u00XX`, any other
+/// as a backslash and that byte.
+const JSON_ESCAPES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = b'u';
+        b += 1;
+    }
+    t[0x08] = b'b';
+    t[0x09] = b't';
+    t[0x0A] = b'n';
+    t[0x0C] = b'f';
+    t[0x0D] = b'r';
+    t[b'"' as usize] = b'"';
+    t[b'\\' as usize] = b'\\';
+    t
+};
+
+/// Writes `s` as the inside of a JSON string, without its quotes, escaped byte for byte as
+/// serde_json escapes it: `"` and `\` with a backslash, the control characters below U+0020 as
+/// `\b`, `\t`, `\n`, `\f`, `\r` or `\u00XX` (lowercase hexadecimal), everything else as it is.
+/// The one JSON string writer of the workspace's own code: `Value`'s `Display`, and the OpenAI
+/// bridge's argument fragments (which must join into serde_json's text of the arguments).
+///
+/// ```
+/// use arg_types::value::write_json_str_contents;
+/// let mut out = String::new();
+/// write_json_str_contents(&mut out, "a\"b\\c\n\u{8}\u{1}é").unwrap();
+/// assert_eq!(out, r#"a\"b\\c\n\b\u0001é"#);
+/// assert_eq!(format!("\"{out}\""), serde_json::to_string("a\"b\\c\n\u{8}\u{1}é").unwrap());
+/// ```
+///
+/// # Errors
+///
+/// Those of `w` (none, for a `String`).
+pub fn write_json_str_contents<W: fmt::Write + ?Sized>(w: &mut W, s: &str) -> fmt::Result {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let e = JSON_ESCAPES[usize::from(b)];
+        if e == 0 {
+            continue;
+        }
+        // `b` is ASCII: `i` and `i + 1` are character boundaries.
+        w.write_str(&s[start..i])?;
+        start = i + 1;
+        if e == b'u' {
+            let hex = [
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 0xF)],
+            ];
+            w.write_str(std::str::from_utf8(&hex).unwrap_or_default())?;
+        } else {
+            w.write_char('\\')?;
+            w.write_char(char::from(e))?;
         }
     }
-    f.write_str("\"")
+    w.write_str(&s[start..])
 }
 
 impl From<bool> for Value {

@@ -164,6 +164,8 @@ proptest! {
             let expected = doc.property(&root, name);
             prop_assert_eq!(prepared.property(name), expected.clone(), "{}", name);
             prop_assert_eq!(prepared.has_property(name), expected.is_some(), "{}", name);
+            let expected_types = expected.as_deref().map(types);
+            prop_assert_eq!(prepared.types(name).map(|t| t.into_owned()), expected_types, "{}", name);
             let string = expected.is_some_and(|p| {
                 let t = types(&p);
                 t.contains(&"string") && t.iter().all(|t| *t == "string" || *t == "null")

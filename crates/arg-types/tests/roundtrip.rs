@@ -382,3 +382,22 @@ fn members_named_item_read_back_through_their_schema_except_in_nested_arrays() {
         assert!(round_trip(j.clone()).is_err(), "{j}");
     }
 }
+
+proptest! {
+    /// The workspace's JSON string writer is serde_json's, byte for byte: every control
+    /// character, quote, backslash and non-ASCII character of any string.
+    #[test]
+    fn json_strings_are_written_as_serde_json_writes_them(s in "(?s:.){0,40}", controls in proptest::collection::vec(0u8..0x20, 0..6)) {
+        let mut s = s;
+        for c in controls {
+            s.push(char::from(c));
+            s.push('"');
+            s.push('\\');
+        }
+        let mut ours = String::from("\"");
+        arg_types::value::write_json_str_contents(&mut ours, &s).unwrap();
+        ours.push('"');
+        prop_assert_eq!(&ours, &serde_json::to_string(&s).unwrap());
+        prop_assert_eq!(Value::String(s.clone()).to_string(), ours);
+    }
+}

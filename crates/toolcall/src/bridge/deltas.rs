@@ -112,12 +112,74 @@ struct CallState {
     /// Everything sent of the arguments JSON.
     sent: String,
     /// Arguments begun, by name (a repeated one is ignored: its first value stands).
-    seen: HashSet<Arc<str>>,
+    seen: Seen,
     /// The argument being read: its name, whether its string streams, its raw text so far.
     open: Option<OpenArgument>,
     /// Nothing more is sent before the call ends (the `<tool>` dialect, at an argument it cannot
     /// stream): the rest of the arguments come whole with the finished call.
     held: bool,
+}
+
+/// The argument names begun in one call. A call has a handful: they are compared one by one
+/// (the same `Arc` first, then the text) while there are at most [`Seen::FEW`], and a set takes
+/// over past that, so that a call of many names still costs O(1) per name.
+#[derive(Debug, Default)]
+struct Seen {
+    few: Vec<Arc<str>>,
+    many: Option<HashSet<Arc<str>>>,
+}
+
+impl Seen {
+    const FEW: usize = 8;
+
+    /// Adds `name`; `false` when it was there already.
+    fn insert(&mut self, name: &Arc<str>) -> bool {
+        if let Some(set) = &mut self.many {
+            return set.insert(Arc::clone(name));
+        }
+        if (self.few.iter()).any(|n| Arc::ptr_eq(n, name) || **n == **name) {
+            return false;
+        }
+        self.few.push(Arc::clone(name));
+        if self.few.len() > Self::FEW {
+            self.many = Some(self.few.drain(..).collect());
+        }
+        true
+    }
+}
+
+/// Hashes the parser's call indexes (small integers it counts up from 0) by one multiplication
+/// by an odd constant, which spreads them over the table's buckets and control bits; SipHash's
+/// defence against chosen keys buys nothing for keys the parser chooses.
+#[derive(Debug, Clone, Copy, Default)]
+struct BuildIndexHasher;
+
+/// The hasher of [`BuildIndexHasher`].
+#[derive(Debug, Default)]
+struct IndexHasher(u64);
+
+impl std::hash::BuildHasher for BuildIndexHasher {
+    type Hasher = IndexHasher;
+    fn build_hasher(&self) -> IndexHasher {
+        IndexHasher(0)
+    }
+}
+
+impl std::hash::Hasher for IndexHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
 }
 
 #[derive(Debug)]
@@ -215,7 +277,7 @@ impl Settling {
 pub struct ToolCallDeltas {
     parser: StreamParser,
     options: ParseOptions,
-    calls: HashMap<usize, CallState>,
+    calls: HashMap<usize, CallState, BuildIndexHasher>,
     next_index: usize,
     /// The last chunk's argument deltas, read in place: handed back to the parser with the next
     /// chunk (`StreamParser::feed_reusing`), which makes the next deltas' text in their strings.
@@ -230,7 +292,7 @@ impl ToolCallDeltas {
         ToolCallDeltas {
             parser: StreamParser::with_options(options.clone()),
             options,
-            calls: HashMap::new(),
+            calls: HashMap::default(),
             next_index: 0,
             spent: Vec::new(),
             spare: Vec::new(),
@@ -333,7 +395,7 @@ impl ToolCallDeltas {
                     return;
                 };
                 let Some(delta) = call.index else { return };
-                if !call.seen.insert(Arc::clone(&argument)) {
+                if !call.seen.insert(&argument) {
                     return;
                 }
                 let mut fragment = String::new();
@@ -481,14 +543,14 @@ impl ToolCallDeltas {
     /// argument, or a name given again (an array, or an error), the call is held: the rest
     /// comes whole when it ends.
     fn tool_argument(&mut self, index: usize, argument: Arc<str>, out: &mut Vec<DeltaEvent>) {
-        let streams = self
-            .argument_schema(index, &argument)
-            .is_some_and(|p| arg_types::json_schema::types(&p) == ["string"]);
+        let streams = (self.tool_schema(index))
+            .and_then(|schema| schema.types(&argument))
+            .is_some_and(|t| *t == ["string"]);
         let Some(call) = self.calls.get_mut(&index).filter(|c| !c.held) else {
             return;
         };
         let Some(delta) = call.index else { return };
-        if !streams || !call.seen.insert(Arc::clone(&argument)) {
+        if !streams || !call.seen.insert(&argument) {
             call.held = true;
             return;
         }
@@ -529,23 +591,14 @@ impl ToolCallDeltas {
         let Some(schema) = self.tool_schema(index) else {
             return true;
         };
-        match schema.property(name) {
-            Some(p) => arg_types::json_schema::types(&p) == ["string"],
+        match schema.types(name) {
+            Some(t) => *t == ["string"],
             // Typed by `additionalProperties` when that is a schema (of the resolved root, as
             // the call's arguments are typed).
             None => !schema
                 .additional_properties()
                 .is_some_and(serde_json::Value::is_object),
         }
-    }
-
-    /// The schema of argument `name` of call `index`'s tool, if its schema gives one.
-    fn argument_schema(
-        &self,
-        index: usize,
-        name: &str,
-    ) -> Option<std::borrow::Cow<'_, serde_json::Value>> {
-        self.tool_schema(index)?.property(name)
     }
 
     /// The input schema of call `index`'s tool, as read for its calls, if one was given.
@@ -596,16 +649,19 @@ fn send(call: &mut CallState, delta: usize, fragment: String, out: &mut Vec<Delt
 
 /// `s` as a JSON string, quoted, escaped as serde_json escapes it.
 fn push_json_string(out: &mut String, s: &str) {
-    out.push_str(&serde_json::to_string(s).unwrap_or_default());
+    out.push('"');
+    push_json_string_body(out, s);
+    out.push('"');
 }
 
 /// `s` as the inside of a JSON string, escaped as serde_json escapes it.
 fn push_json_string_body(out: &mut String, s: &str) {
-    let quoted = serde_json::to_string(s).unwrap_or_default();
-    out.push_str(&quoted[1..quoted.len() - 1]);
+    // Writing to a `String` cannot fail.
+    let _ = arg_types::value::write_json_str_contents(out, s);
 }
 
 /// The compact JSON of a call's arguments, as `ToolCall` serializes them.
 fn arguments_json(arguments: &Map) -> String {
-    serde_json::to_string(&Value::Object(arguments.clone())).unwrap_or_default()
+    // `Map` serializes as `Value::Object` does (and as `ToolCall` writes its arguments).
+    serde_json::to_string(arguments).unwrap_or_default()
 }
