@@ -682,15 +682,17 @@ impl BranchProperties {
 }
 
 /// A tool's input schema read once for the many calls made to it: the names of its own
-/// `properties` (each property's schema resolved once, to know which read as plain text), its
-/// `additionalProperties`, and the properties its branches declare ([`BranchProperties`]),
-/// walked at the first name its own `properties` miss and kept. What it answers is what
+/// `properties` (with each one's types, and whether it reads as plain text, where its
+/// resolution is a node of the schema: a property that merges parts is resolved when asked
+/// for), its `additionalProperties`, and the properties its branches declare
+/// ([`BranchProperties`]), walked at the first name its own `properties` miss and kept. What it answers is what
 /// [`SchemaDoc::property`] answers on the schema itself; it answers without resolving the root
 /// or hashing keywords again at every argument of every call (a streaming parser asks at every
 /// parameter tag). [`crate::raw::PreparedSchema::type_raw_arguments`] types a call's raw-text
 /// arguments through it.
 ///
-/// Memory: the schema, plus each own property's name and one byte.
+/// Work: one resolution (the root's) and one pass over its own properties. Memory: the schema,
+/// plus each own property's name and types.
 ///
 /// ```
 /// use arg_types::json_schema::PreparedSchema;
@@ -723,14 +725,15 @@ pub(crate) struct Reading {
     /// reads it) is `"type": "string"` and nothing that could refuse or convert a text (no
     /// `enum`, `const`, `anyOf`, `oneOf`, other type).
     pub(crate) text: bool,
-    /// Its [`types`].
-    types: Box<[&'static str]>,
+    /// Its [`types`]; `None` when they are found only by resolving it, at each ask
+    /// ([`reading`]).
+    types: Option<Box<[&'static str]>>,
 }
 
 impl PreparedSchema {
-    /// Reads `input_schema` (a tool's whole input schema, the root its `$ref`s point into).
-    /// The work is one resolution of the root and one of each of its own properties, each
-    /// bounded as [`SchemaDoc::resolve`] is.
+    /// Reads `input_schema` (a tool's whole input schema, the root its `$ref`s point into):
+    /// one resolution of the root, bounded as [`SchemaDoc::resolve`] is, and one pass over its
+    /// own properties that clones and merges nothing.
     pub fn new(input_schema: Json) -> Self {
         let doc = SchemaDoc::new(&input_schema);
         let resolved = doc.resolve(&input_schema);
@@ -738,7 +741,7 @@ impl PreparedSchema {
         let mut own: Vec<(Box<str>, Reading)> = match resolved.get("properties") {
             Some(Json::Object(props)) => props
                 .iter()
-                .map(|(name, p)| (name.as_str().into(), reading(&doc, &doc.resolve(p))))
+                .map(|(name, p)| (name.as_str().into(), reading(&doc, p)))
                 .collect(),
             _ => Vec::new(),
         };
@@ -798,8 +801,9 @@ impl PreparedSchema {
     /// assert_eq!(p.types("m"), None);
     /// ```
     pub fn types(&self, name: &str) -> Option<Cow<'_, [&'static str]>> {
-        match self.own(name) {
-            Some(r) => Some(Cow::Borrowed(&r.types)),
+        match self.own(name).map(|r| &r.types) {
+            Some(Some(t)) => Some(Cow::Borrowed(t)),
+            Some(None) => self.property(name).map(|p| Cow::Owned(types(&p))),
             None => self.branch(name).map(|b| Cow::Owned(types(b))),
         }
     }
@@ -812,19 +816,60 @@ impl PreparedSchema {
     }
 }
 
-/// How a property's resolved schema `p` reads a raw text: [`crate::raw::type_raw`] resolves
-/// the schema it is given once more before reading, so the test is made on that resolution.
+/// How the own property schema `p` reads a raw text. [`crate::raw::type_raw`] is given the
+/// property's resolution and resolves it once more before reading, so the test is made on that
+/// second resolution. Only resolutions that are nodes of the document are made here (no
+/// clone, no merge: [`resolved_in_place`]); a property whose resolution merges parts (an
+/// `allOf`, a reference with siblings) is read through the schema at each ask, as without
+/// preparation, so that preparing a schema costs one pass over its properties however large
+/// the definitions they merge.
 fn reading(doc: &SchemaDoc<'_>, p: &Json) -> Reading {
-    let again = doc.resolve(p);
-    let s = again.as_ref();
+    let deferred = Reading {
+        text: false,
+        types: None,
+    };
+    let Some(once) = resolved_in_place(doc, p) else {
+        return deferred;
+    };
+    let Some(s) = resolved_in_place(doc, once) else {
+        return deferred;
+    };
     Reading {
         text: s.is_object()
             && s.get("type").is_some()
             && enum_values(s).is_none()
             && alternatives(s).is_none()
             && types(s) == ["string"],
-        types: types(p).into_boxed_slice(),
+        types: Some(types(once).into_boxed_slice()),
     }
+}
+
+/// [`SchemaDoc::resolve`] of `s` when it is `s` itself or, through bare references (`{"$ref":
+/// …}` alone), a node of the document that needs no resolving: found without cloning. `None`
+/// when resolving would merge or replace anything (an `allOf`, a reference with siblings, one
+/// that points nowhere or to neither an object nor `false`, a chain of more than 8).
+fn resolved_in_place<'s>(doc: &SchemaDoc<'s>, s: &'s Json) -> Option<&'s Json> {
+    let mut at = s;
+    for _ in 0..8 {
+        let Json::Object(o) = at else {
+            return Some(at);
+        };
+        if !o.contains_key("$ref") && !o.contains_key("allOf") {
+            return Some(at);
+        }
+        if o.len() != 1 {
+            return None;
+        }
+        let target = o
+            .get("$ref")
+            .and_then(Json::as_str)
+            .and_then(|r| doc.pointer(r))?;
+        match target {
+            Json::Object(_) | Json::Bool(false) => at = target,
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// Whether the types `t` are `string`, with `null` at most.
@@ -973,6 +1018,37 @@ mod tests {
         let mut budget = MAX_RESOLVE_PARTS;
         doc.resolve_in(s, 0, &mut budget, &mut Vec::new());
         MAX_RESOLVE_PARTS - budget
+    }
+
+    /// Reading a schema once costs one resolution (the root's), however many properties it has
+    /// and however large the definitions they merge: a property whose resolution would clone
+    /// or merge is resolved when asked for, as without preparation, and answers the same.
+    #[test]
+    fn preparing_a_schema_resolves_only_its_root() {
+        let big: serde_json::Map<String, Json> = (0..200)
+            .map(|i| (format!("k{i}"), json!({"type": "string"})))
+            .collect();
+        let mut props = serde_json::Map::new();
+        for i in 0..500 {
+            let p = match i % 3 {
+                0 => json!({"$ref": "#/$defs/big", "description": "merged with its target"}),
+                1 => json!({"allOf": [{"$ref": "#/$defs/big"}, {"type": "object"}]}),
+                _ => json!({"$ref": "#/$defs/s"}),
+            };
+            props.insert(format!("p{i}"), p);
+        }
+        let root = json!({"$defs": {"big": {"type": "object", "properties": big}, "s": {"type": "string"}},
+            "properties": props});
+        RESOLVES.with(|r| r.set(0));
+        let prepared = PreparedSchema::new(root.clone());
+        assert_eq!(RESOLVES.with(|r| r.get()), 1);
+        let doc = SchemaDoc::new(&root);
+        for name in ["p0", "p1", "p2"] {
+            assert_eq!(prepared.property(name), doc.property(&root, name));
+            let t = doc.property(&root, name).map(|p| types(&p));
+            assert_eq!(prepared.types(name).map(|t| t.into_owned()), t);
+        }
+        assert!(prepared.is_string("p2") && !prepared.is_string("p0"));
     }
 
     /// The `schema_coerce` soak (2026-11-26): a root that refers to itself beside other
