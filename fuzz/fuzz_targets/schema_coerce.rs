@@ -2,11 +2,14 @@
 //! always has at least one error; every error carries a path that names where it is (an
 //! argument the tree holds, or a required one it lacks; empty only for the `<arguments>`
 //! element itself); a success holds only the tree's arguments; the first-error and all-errors
-//! forms agree.
+//! forms agree; the schema read once (`PreparedSchema`) types the arguments' raw text, and looks
+//! up their names, as the schema itself does.
 
 #![no_main]
 
 use arbitrary::Unstructured;
+use arg_types::json_schema::{PreparedSchema, SchemaDoc, types};
+use arg_types::raw::type_raw_arguments;
 use arg_types::schema::{CoerceError, coerce_arguments, coerce_arguments_all, coerce_element};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value as Json;
@@ -102,5 +105,28 @@ fuzz_target!(|data: &[u8]| {
             e.path,
             child.name
         );
+    }
+
+    // The schema read once answers as the schema: raw typing of each argument's text, and each
+    // name's schema and types.
+    let raw: Vec<(String, String)> = args
+        .child_elements()
+        .map(|c| (c.name.clone(), c.text()))
+        .collect();
+    let prepared = PreparedSchema::new(s.clone());
+    assert_eq!(
+        prepared.type_raw_arguments(raw.iter().map(|(n, t)| (n.as_str(), t.as_str()))),
+        type_raw_arguments(raw.iter().map(|(n, t)| (n.as_str(), t.as_str())), Some(&s)),
+        "prepared raw typing differs"
+    );
+    let doc = SchemaDoc::new(&s);
+    for (name, _) in &raw {
+        let expected = doc.property(&s, name);
+        assert_eq!(prepared.has_property(name), expected.is_some());
+        assert_eq!(
+            prepared.types(name).map(|t| t.into_owned()),
+            expected.as_deref().map(types)
+        );
+        assert_eq!(prepared.property(name), expected);
     }
 });
