@@ -612,3 +612,34 @@ fn minimax_m3_arguments_come_whole_and_true() {
         }
     }
 }
+
+/// A schema whose root is a reference: a name its properties do not give is typed by the
+/// `additionalProperties` of the definition the root resolves to, and the bridge decides whether
+/// it streams as a string by that same resolved schema, so its fragments are the call's
+/// arguments in every chunking (before, it read the unresolved root's, streamed `5` as a string
+/// and then failed the call: "the streamed arguments differ").
+#[test]
+fn additional_properties_behind_a_root_reference_decide_streaming() {
+    let mut schemas = ToolSchemas::default();
+    schemas.insert(
+        "t",
+        serde_json::json!({
+            "$defs": {"args": {"properties": {"s": {"type": "string"}},
+                               "additionalProperties": {"type": "integer"}}},
+            "$ref": "#/$defs/args"
+        }),
+    );
+    let opts = ParseOptions::new()
+        .with_dialect(Dialect::Qwen3Coder)
+        .with_schemas(Arc::new(schemas));
+    let text = "<tool_call>\n<function=t>\n<parameter=s>\nab\n</parameter>\n\
+                <parameter=n>\n5\n</parameter>\n</function>\n</tool_call>";
+    assert_eq!(one_shot(text, &opts)[0].1, r#"{"s":"ab","n":5}"#);
+    for size in [1, 2, 3, 5, 8, 13, text.len()] {
+        let cuts: Vec<usize> = (size..text.len()).step_by(size).collect();
+        let calls = stream(text, &opts, &cuts);
+        assert_eq!(calls.len(), 1);
+        assert!(calls[0].2, "the call failed in chunks of {size}");
+        assert_eq!(calls[0].1, r#"{"s":"ab","n":5}"#, "chunks of {size}");
+    }
+}
