@@ -728,6 +728,16 @@ pub(crate) struct Reading {
     /// Its [`types`]; `None` when they are found only by resolving it, at each ask
     /// ([`reading`]).
     types: Option<Box<[&'static str]>>,
+    /// It reads a text by its types alone (an object schema without `enum`, `const`, `anyOf`,
+    /// `oneOf`): whether it gives `type` (else its types are implied by other keywords).
+    explicit: Option<bool>,
+}
+
+impl Reading {
+    /// The types, and whether they are given, of a schema that reads a text by them alone.
+    pub(crate) fn by_types(&self) -> Option<(&[&'static str], bool)> {
+        Some((self.types.as_deref()?, self.explicit?))
+    }
 }
 
 impl PreparedSchema {
@@ -827,6 +837,7 @@ fn reading(doc: &SchemaDoc<'_>, p: &Json) -> Reading {
     let deferred = Reading {
         text: false,
         types: None,
+        explicit: None,
     };
     let Some(once) = resolved_in_place(doc, p) else {
         return deferred;
@@ -834,13 +845,12 @@ fn reading(doc: &SchemaDoc<'_>, p: &Json) -> Reading {
     let Some(s) = resolved_in_place(doc, once) else {
         return deferred;
     };
+    let by_types = s.is_object() && enum_values(s).is_none() && alternatives(s).is_none();
+    let explicit = s.get("type").is_some();
     Reading {
-        text: s.is_object()
-            && s.get("type").is_some()
-            && enum_values(s).is_none()
-            && alternatives(s).is_none()
-            && types(s) == ["string"],
+        text: by_types && explicit && types(s) == ["string"],
         types: Some(types(once).into_boxed_slice()),
+        explicit: by_types.then_some(explicit),
     }
 }
 

@@ -121,8 +121,28 @@ pub fn type_raw<T: AsRef<str> + Into<String>>(
             mismatch: None,
         };
     };
+    finish(text, root, |typer| typer.read(schema, 0))
+}
+
+/// [`type_raw`] by a schema known to read the text by its types alone (`by_types`).
+fn type_raw_by_types<T: AsRef<str> + Into<String>>(
+    text: T,
+    types: &[&str],
+    explicit: bool,
+    root: &Json,
+) -> Typed {
+    finish(text, root, |typer| typer.by_types(types, explicit))
+}
+
+/// The one ending of a reading: the value read, or the text kept (null for the words `null` and
+/// `None` where no string is allowed) with why it did not fit.
+fn finish<T: AsRef<str> + Into<String>>(
+    text: T,
+    root: &Json,
+    read: impl FnOnce(&Typer<'_>) -> Result<Read, String>,
+) -> Typed {
     let typer = Typer::new(text.as_ref(), root);
-    let read = typer.read(schema, 0);
+    let read = read(&typer);
     let null_word = typer.is_null_word();
     drop(typer);
     match read {
@@ -250,8 +270,9 @@ impl PreparedSchema {
             args,
             self.root(),
             self.additional_properties(),
-            |name| match self.own(name) {
-                Some(r) if r.text => Property::Text,
+            |name| match self.own(name).map(|r| (r.text, r.by_types())) {
+                Some((true, _)) => Property::Text,
+                Some((_, Some((types, explicit)))) => Property::Types { types, explicit },
                 _ => match self.property(name) {
                     Some(s) => Property::Schema(s),
                     None => Property::Absent,
@@ -265,6 +286,11 @@ impl PreparedSchema {
 enum Property<'s> {
     /// A schema whose value is the text itself (a plain string).
     Text,
+    /// A schema that reads the text by its types alone (`Typer::by_types`).
+    Types {
+        types: &'s [&'static str],
+        explicit: bool,
+    },
     /// A schema to read the text through (resolved).
     Schema(Cow<'s, Json>),
     /// None: `additionalProperties` decides.
@@ -288,7 +314,7 @@ where
     for (name, text) in args {
         let found = property(name.as_ref());
         let schema = match &found {
-            Property::Text => None,
+            Property::Text | Property::Types { .. } => None,
             Property::Schema(s) => Some(s.as_ref()),
             Property::Absent => match additional {
                 Some(extra @ Json::Object(_)) => Some(extra),
@@ -302,7 +328,10 @@ where
                 _ => None,
             },
         };
-        let typed = type_raw(text, schema, root);
+        let typed = match &found {
+            Property::Types { types, explicit } => type_raw_by_types(text, types, *explicit, root),
+            _ => type_raw(text, schema, root),
+        };
         if let Some(reason) = typed.mismatch {
             out.mismatches.push(Mismatch {
                 name: name.as_ref().to_owned(),
@@ -513,8 +542,12 @@ impl<'a> Typer<'a> {
         if let Some(branches) = alternatives(&resolved) {
             return self.any_of(s, branches, nesting);
         }
-        let explicit = s.contains_key("type");
-        let types = types(&resolved);
+        self.by_types(&types(&resolved), s.contains_key("type"))
+    }
+
+    /// The text read by a schema's `types` alone (it has no `enum`, `const`, `anyOf` or
+    /// `oneOf`), `explicit` saying whether it gives `type` (else the types are implied).
+    fn by_types(&self, types: &[&str], explicit: bool) -> Result<Read, String> {
         if types.is_empty() {
             return Ok(Read::Text);
         }
@@ -527,14 +560,14 @@ impl<'a> Typer<'a> {
             return Ok(Read::Value(Value::Null));
         }
         let mut detail = "";
-        for t in &types {
+        for t in types {
             match self.one(t) {
                 Ok(v) => return Ok(v),
                 Err(d) if detail.is_empty() => detail = d,
                 Err(_) => {}
             }
         }
-        let what = describe_types(&types);
+        let what = describe_types(types);
         Err(expected(if detail.is_empty() {
             what
         } else {
