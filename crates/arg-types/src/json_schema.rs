@@ -688,7 +688,7 @@ impl BranchProperties {
 /// ([`BranchProperties`]), walked at the first name its own `properties` miss and kept. What it answers is what
 /// [`SchemaDoc::property`] answers on the schema itself; it answers without resolving the root
 /// or hashing keywords again at every argument of every call (a streaming parser asks at every
-/// parameter tag). [`crate::raw::PreparedSchema::type_raw_arguments`] types a call's raw-text
+/// parameter tag). [`PreparedSchema::type_raw_arguments`] types a call's raw-text
 /// arguments through it.
 ///
 /// Work: one resolution (the root's) and one pass over its own properties. Memory: the schema,

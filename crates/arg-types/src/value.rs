@@ -326,8 +326,9 @@ const JSON_ESCAPES: [u8; 256] = {
 /// Writes `s` as the inside of a JSON string, without its quotes, escaped byte for byte as
 /// serde_json escapes it: `"` and `\` with a backslash, the control characters below U+0020 as
 /// `\b`, `\t`, `\n`, `\f`, `\r` or `\u00XX` (lowercase hexadecimal), everything else as it is.
-/// The one JSON string writer of the workspace's own code: `Value`'s `Display`, and the OpenAI
-/// bridge's argument fragments (which must join into serde_json's text of the arguments).
+/// Where text must be serde_json's, this is how it is written: `Value`'s `Display`, and the
+/// OpenAI bridge's argument fragments (which must join into serde_json's text of the
+/// arguments). (The thread serializer's JSON is another rule: XML-safe, `thread_serializer::json`.)
 ///
 /// ```
 /// use arg_types::value::write_json_str_contents;
