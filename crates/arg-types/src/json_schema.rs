@@ -66,6 +66,41 @@ fn type_name(t: &str) -> Option<&'static str> {
         .or_else(|| TYPE_ALIASES.iter().find(|(a, _)| *a == t).map(|(_, k)| *k))
 }
 
+/// Keyword `key` of schema `s`, as `s.get(key)`: a schema holds a handful of keywords, which
+/// comparing one by one finds faster than hashing the key (serde_json's maps hash with SipHash,
+/// some hundred instructions a keyword); an object of more than [`SCAN_MAX`] members is looked
+/// up by its hash. Every keyword lookup of a schema on the typing paths goes through here.
+#[inline]
+pub(crate) fn keyword<'s>(s: &'s Json, key: &str) -> Option<&'s Json> {
+    match s {
+        Json::Object(m) => member_of(m, key),
+        _ => None,
+    }
+}
+
+/// [`keyword`] of an object's map.
+#[inline]
+pub(crate) fn member_of<'s>(m: &'s JsonMap<String, Json>, key: &str) -> Option<&'s Json> {
+    if m.len() <= SCAN_MAX {
+        m.iter().find_map(|(k, v)| (k == key).then_some(v))
+    } else {
+        m.get(key)
+    }
+}
+
+/// The most members an object is scanned for a keyword ([`keyword`]).
+const SCAN_MAX: usize = 8;
+
+/// Whether the object `obj` has a `$ref` or an `allOf`: whether resolving it does anything.
+#[inline]
+fn refers(obj: &JsonMap<String, Json>) -> bool {
+    if obj.len() <= SCAN_MAX {
+        obj.keys().any(|k| k == "$ref" || k == "allOf")
+    } else {
+        obj.contains_key("$ref") || obj.contains_key("allOf")
+    }
+}
+
 static TRUE: Json = Json::Bool(true);
 
 /// A schema document, the root that local references (`#/$defs/x`) point into.
@@ -230,9 +265,9 @@ impl<'a> SchemaDoc<'a> {
         'a: 's,
     {
         match self.resolve(s) {
-            Cow::Borrowed(r) => Some(self.resolve(r.get("properties")?.get(name)?)),
+            Cow::Borrowed(r) => Some(self.resolve(keyword(keyword(r, "properties")?, name)?)),
             Cow::Owned(o) => {
-                let p = o.get("properties")?.get(name)?;
+                let p = keyword(keyword(&o, "properties")?, name)?;
                 Some(Cow::Owned(self.resolve(p).into_owned()))
             }
         }
@@ -259,20 +294,18 @@ impl<'a> SchemaDoc<'a> {
         let Json::Object(obj) = s else {
             return Cow::Borrowed(s);
         };
-        if !obj.contains_key("$ref") && !obj.contains_key("allOf") {
+        if !refers(obj) {
             return Cow::Borrowed(s);
         }
         if depth > MAX_RESOLVE_DEPTH || *budget == 0 {
             return Cow::Borrowed(&TRUE);
         }
         *budget -= 1;
-        let target = obj
-            .get("$ref")
+        let target = member_of(obj, "$ref")
             .and_then(Json::as_str)
             .and_then(|r| self.pointer(r))
             .filter(|t| !chain.contains(&std::ptr::from_ref(*t)));
-        let members = obj
-            .get("allOf")
+        let members = member_of(obj, "allOf")
             .and_then(Json::as_array)
             .map_or(&[][..], Vec::as_slice);
         if obj.len() == 1
@@ -461,7 +494,7 @@ fn required_key(name: &Json) -> String {
 /// assert!(types(&json!({"enum": ["a"]})).is_empty());
 /// ```
 pub fn types(s: &Json) -> Vec<&'static str> {
-    let mut named: Vec<&'static str> = match s.get("type") {
+    let mut named: Vec<&'static str> = match keyword(s, "type") {
         Some(Json::String(t)) => type_name(t).into_iter().collect(),
         Some(Json::Array(ts)) => ts
             .iter()
@@ -471,7 +504,9 @@ pub fn types(s: &Json) -> Vec<&'static str> {
         _ => return implied_types(s),
     };
     // OpenAPI's `nullable: true` (Gemini's and OpenAPI 3.0's tool schemas): null as well.
-    if !named.is_empty() && s.get("nullable") == Some(&Json::Bool(true)) && !named.contains(&"null")
+    if !named.is_empty()
+        && keyword(s, "nullable") == Some(&Json::Bool(true))
+        && !named.contains(&"null")
     {
         named.push("null");
     }
@@ -483,10 +518,10 @@ pub fn types(s: &Json) -> Vec<&'static str> {
 fn implied_types(s: &Json) -> Vec<&'static str> {
     if ["properties", "required", "additionalProperties"]
         .iter()
-        .any(|k| s.get(*k).is_some())
+        .any(|k| keyword(s, k).is_some())
     {
         vec!["object"]
-    } else if s.get("items").is_some() || s.get("prefixItems").is_some() {
+    } else if keyword(s, "items").is_some() || keyword(s, "prefixItems").is_some() {
         vec!["array"]
     } else {
         Vec::new()
@@ -551,9 +586,11 @@ pub fn value_type(v: &Json) -> &'static str {
 /// assert_eq!(enum_values(&json!({"type": "string"})), None);
 /// ```
 pub fn enum_values(s: &Json) -> Option<&[Json]> {
-    s.get("const")
-        .map(std::slice::from_ref)
-        .or_else(|| s.get("enum").and_then(Json::as_array).map(Vec::as_slice))
+    keyword(s, "const").map(std::slice::from_ref).or_else(|| {
+        keyword(s, "enum")
+            .and_then(Json::as_array)
+            .map(Vec::as_slice)
+    })
 }
 
 /// The `required` names of a (resolved) object schema, in the order given.
@@ -563,7 +600,7 @@ pub fn enum_values(s: &Json) -> Option<&[Json]> {
 /// assert_eq!(arg_types::json_schema::required(&s), ["path", "mode"]);
 /// ```
 pub fn required(s: &Json) -> Vec<&str> {
-    s.get("required")
+    keyword(s, "required")
         .and_then(Json::as_array)
         .map(|r| r.iter().filter_map(Json::as_str).collect())
         .unwrap_or_default()
@@ -662,7 +699,7 @@ impl BranchProperties {
                 Cow::Borrowed(b) => doc.resolve(b),
                 Cow::Owned(o) => Cow::Owned(doc.resolve(&o).into_owned()),
             };
-            if let Some(props) = branch.get("properties").and_then(Json::as_object) {
+            if let Some(props) = keyword(&branch, "properties").and_then(Json::as_object) {
                 for (name, p) in props {
                     if !out.contains_key(name) {
                         out.insert(name.clone(), doc.resolve(p).into_owned());
@@ -925,8 +962,8 @@ fn percent_decode(s: &str) -> Option<String> {
 /// assert_eq!(alternatives(&json!({"type": "string"})), None);
 /// ```
 pub fn alternatives(s: &Json) -> Option<&[Json]> {
-    s.get("anyOf")
-        .or_else(|| s.get("oneOf"))
+    keyword(s, "anyOf")
+        .or_else(|| keyword(s, "oneOf"))
         .and_then(Json::as_array)
         .map(Vec::as_slice)
 }
@@ -946,15 +983,15 @@ pub fn alternatives(s: &Json) -> Option<&[Json]> {
 /// assert_eq!(item_schema(&json!({"type": "array"}), 0), None);
 /// ```
 pub fn item_schema(s: &Json, index: usize) -> Option<&Json> {
-    if let Some(Json::Array(prefix)) = s.get("prefixItems")
+    if let Some(Json::Array(prefix)) = keyword(s, "prefixItems")
         && let Some(item) = prefix.get(index)
     {
         return Some(item);
     }
-    match s.get("items") {
-        Some(Json::Array(by_position)) => {
-            by_position.get(index).or_else(|| s.get("additionalItems"))
-        }
+    match keyword(s, "items") {
+        Some(Json::Array(by_position)) => by_position
+            .get(index)
+            .or_else(|| keyword(s, "additionalItems")),
         other => other,
     }
 }

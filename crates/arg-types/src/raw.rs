@@ -47,7 +47,9 @@
 //! assert_eq!(type_raw("007", None, &root).value, Value::String("007".into()));
 //! ```
 
-use crate::json_schema::{PreparedSchema, SchemaDoc, alternatives, enum_values, merge_into, types};
+use crate::json_schema::{
+    PreparedSchema, SchemaDoc, alternatives, enum_values, keyword, member_of, merge_into, types,
+};
 use crate::literal::{LiteralError, parse_json, parse_python};
 use crate::number::Decimal;
 use crate::schema::{describe_any_of, describe_enum, describe_types, integer, number, same};
@@ -236,7 +238,7 @@ where
     };
     let doc = SchemaDoc::new(root);
     let resolved = doc.resolve(root);
-    let additional = resolved.get("additionalProperties");
+    let additional = keyword(&resolved, "additionalProperties");
     // The properties the root's branches declare: walked once per call, at the first name the
     // root's own `properties` do not hold.
     let (mut branches, mut visits) = (None, MAX_VISITS);
@@ -542,7 +544,7 @@ impl<'a> Typer<'a> {
         if let Some(branches) = alternatives(&resolved) {
             return self.any_of(s, branches, nesting);
         }
-        self.by_types(&types(&resolved), s.contains_key("type"))
+        self.by_types(&types(&resolved), member_of(s, "type").is_some())
     }
 
     /// The text read by a schema's `types` alone (it has no `enum`, `const`, `anyOf` or

@@ -27,7 +27,8 @@
 
 use crate::infer::{NumberSyntax, number_syntax, parse_float};
 use crate::json_schema::{
-    SchemaDoc, alternatives, enum_values, item_schema, merge_into, required, types,
+    SchemaDoc, alternatives, enum_values, item_schema, keyword, member_of, merge_into, required,
+    types,
 };
 use crate::number::Decimal;
 use crate::tree::{
@@ -346,7 +347,7 @@ impl<'a> Coercer<'a> {
         if types.is_empty() {
             return Some(self.blind(els));
         }
-        if !s.contains_key("type")
+        if member_of(s, "type").is_none()
             && types == ["object"]
             && !matches!(els, [e] if e.has_child_elements() || is_empty_element(e))
         {
@@ -467,7 +468,7 @@ impl<'a> Coercer<'a> {
         {
             // Each branch is resolved already: its own `properties` are looked at, no further.
             order.sort_by_cached_key(|b| {
-                let props = b.get("properties").and_then(Json::as_object);
+                let props = keyword(b, "properties").and_then(Json::as_object);
                 !single
                     .child_elements()
                     .all(|m| props.is_some_and(|p| p.contains_key(&m.name)))
@@ -520,9 +521,9 @@ impl<'a> Coercer<'a> {
         let expected = describe_enum(values);
         // Typed by an explicit `type` only: a type implied by `properties` or `items` does not
         // restrict the listed values (`{"const": "x", "properties": {}}` accepts "x").
-        if (rest_json.get("type").is_some() && !types(&rest_json).is_empty())
-            || rest_json.get("anyOf").is_some()
-            || rest_json.get("oneOf").is_some()
+        if (keyword(&rest_json, "type").is_some() && !types(&rest_json).is_empty())
+            || keyword(&rest_json, "anyOf").is_some()
+            || keyword(&rest_json, "oneOf").is_some()
         {
             // Typed: coerce, then check membership.
             let v = match self.attempt(|c| c.group(els, &rest_json, path)) {
@@ -642,14 +643,13 @@ impl<'a> Coercer<'a> {
             return None;
         }
         let empty = serde_json::Map::new();
-        let props = s
-            .get("properties")
+        let props = keyword(s, "properties")
             .and_then(Json::as_object)
             .unwrap_or(&empty);
-        let additional = if s.get("patternProperties").is_some() {
+        let additional = if keyword(s, "patternProperties").is_some() {
             &ANY
         } else {
-            s.get("additionalProperties").unwrap_or(&ANY)
+            keyword(s, "additionalProperties").unwrap_or(&ANY)
         };
         let mut out = Map::new();
         let mut ok = true;
