@@ -1067,6 +1067,29 @@ mod tests {
         MAX_RESOLVE_PARTS - budget
     }
 
+    /// A keyword found by scanning a small object's keys is the one its hash finds, on both
+    /// sides of the scan's bound; a non-object has none.
+    #[test]
+    fn keyword_is_get() {
+        for n in 0..=2 * SCAN_MAX {
+            let m: serde_json::Map<String, Json> =
+                (0..n).map(|i| (format!("k{i}"), json!(i))).collect();
+            let s = Json::Object(m.clone());
+            for i in 0..=n {
+                let k = format!("k{i}");
+                assert_eq!(keyword(&s, &k), s.get(&k), "{n} members, {k}");
+                assert_eq!(member_of(&m, &k), m.get(&k));
+            }
+            let refs = m.contains_key("$ref") || m.contains_key("allOf");
+            assert_eq!(refers(&m), refs);
+        }
+        let mut m = serde_json::Map::new();
+        m.insert("allOf".into(), json!([]));
+        assert!(refers(&m));
+        assert_eq!(keyword(&json!([1]), "k0"), None);
+        assert_eq!(keyword(&json!("type"), "type"), None);
+    }
+
     /// Reading a schema once costs one resolution (the root's), however many properties it has
     /// and however large the definitions they merge: a property whose resolution would clone
     /// or merge is resolved when asked for, as without preparation, and answers the same.
