@@ -653,10 +653,8 @@ impl<'a> Coercer<'a> {
         };
         let mut out = Map::new();
         let mut ok = true;
-        let members = groups(e);
-        let present: HashSet<&str> = members.iter().map(|(name, _)| *name).collect();
         let mut branches = None;
-        for (name, siblings) in members {
+        for (name, siblings) in groups(e) {
             if self.raw && path.is_empty() {
                 // Reported in document order (see below).
                 self.mismatches.append(&mut self.errors);
@@ -716,8 +714,16 @@ impl<'a> Coercer<'a> {
             }
             return ok.then_some(out);
         }
+        // The names present, made at the first required one the object lacks (most calls lack
+        // none): a required member that failed to coerce is present, reported where it failed.
+        let mut present: Option<HashSet<&str>> = None;
         for name in required(s) {
-            if !out.contains_key(name) && !present.contains(name) {
+            if out.contains_key(name) {
+                continue;
+            }
+            let present = present
+                .get_or_insert_with(|| e.child_elements().map(|c| c.name.as_str()).collect());
+            if !present.contains(name) {
                 let p = if path.is_empty() {
                     name.to_owned()
                 } else {

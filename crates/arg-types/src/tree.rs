@@ -185,17 +185,62 @@ impl PartialEq for Name<'_> {
 
 impl Eq for Name<'_> {}
 
-/// The child elements of `e` grouped by name, in order of first appearance: one pass with an
-/// index by name, so linear in the number of children (names are hashed, not searched).
-pub(crate) fn groups(e: &Element) -> Vec<(&str, Vec<&Element>)> {
-    let mut out: Vec<(&str, Vec<&Element>)> = Vec::new();
-    let mut index: HashMap<Name<'_>, usize> = HashMap::new();
+/// The elements of one name among an element's children, in document order. Most names appear
+/// once: the first element is held without an allocation.
+#[derive(Debug)]
+pub(crate) enum Group<'a> {
+    One([&'a Element; 1]),
+    Many(Vec<&'a Element>),
+}
+
+impl<'a> Group<'a> {
+    fn push(&mut self, c: &'a Element) {
+        match self {
+            Group::One([first]) => *self = Group::Many(vec![*first, c]),
+            Group::Many(all) => all.push(c),
+        }
+    }
+}
+
+impl<'a> std::ops::Deref for Group<'a> {
+    type Target = [&'a Element];
+    fn deref(&self) -> &[&'a Element] {
+        match self {
+            Group::One(one) => one,
+            Group::Many(all) => all,
+        }
+    }
+}
+
+/// How many distinct names [`groups`] finds by comparing them one by one, before it indexes
+/// them by hash: arguments are a handful, and comparing a few names costs less than hashing one.
+const FEW_NAMES: usize = 8;
+
+/// The child elements of `e` grouped by name, in order of first appearance: one pass, each name
+/// compared with at most [`FEW_NAMES`] others, and found by a hash index once there are more, so
+/// linear in the number of children.
+pub(crate) fn groups(e: &Element) -> Vec<(&str, Group<'_>)> {
+    let mut out: Vec<(&str, Group<'_>)> = Vec::new();
+    let mut index: Option<HashMap<Name<'_>, usize>> = None;
     for c in e.child_elements() {
-        match index.entry(Name(&c.name)) {
-            Entry::Occupied(at) => out[*at.get()].1.push(c),
-            Entry::Vacant(slot) => {
-                slot.insert(out.len());
-                out.push((c.name.as_str(), vec![c]));
+        let at = match &mut index {
+            None => (out.iter()).position(|(n, _)| Name(n) == Name(&c.name)),
+            Some(index) => match index.entry(Name(&c.name)) {
+                Entry::Occupied(at) => Some(*at.get()),
+                Entry::Vacant(slot) => {
+                    slot.insert(out.len());
+                    None
+                }
+            },
+        };
+        match at {
+            Some(i) => out[i].1.push(c),
+            None => {
+                out.push((c.name.as_str(), Group::One([c])));
+                if index.is_none() && out.len() > FEW_NAMES {
+                    let all = out.iter().enumerate().map(|(i, (n, _))| (Name(n), i));
+                    index = Some(all.collect());
+                }
             }
         }
     }
@@ -211,7 +256,7 @@ fn members(e: &Element, source: Option<&str>) -> Map {
 pub(crate) fn members_with(e: &Element, value: &dyn Fn(&Element) -> Value) -> Map {
     let mut m = Map::new();
     for (name, siblings) in groups(e) {
-        let v = match siblings.as_slice() {
+        let v = match &*siblings {
             [one] => value(one),
             many => Value::Array(many.iter().map(|c| value(c)).collect()),
         };
@@ -428,8 +473,9 @@ mod tests {
         e
     }
 
-    /// Grouping compares each name about once (a hash index), not with every earlier name: at
-    /// n and 4n children the count stays within 2n, where a linear search would make n²/2.
+    /// Grouping compares each name with at most a few others (a hash index past the first
+    /// [`FEW_NAMES`]), not with every earlier name: at n and 4n children the count stays within
+    /// (FEW_NAMES + 2)·n, where a linear search would make n²/2.
     #[test]
     fn grouping_is_linear_in_the_number_of_names() {
         for n in [2_000, 8_000] {
@@ -438,7 +484,7 @@ mod tests {
             let interleaved = with_children((0..n).map(|i| format!("p{}", i % (n / 2))));
             for e in [&distinct, &repeated, &interleaved] {
                 let c = comparisons(e);
-                assert!(c <= 2 * n, "{n} children: {c} comparisons");
+                assert!(c <= (FEW_NAMES + 2) * n, "{n} children: {c} comparisons");
             }
             // Repeats must be found: at least one comparison per repeated child.
             assert!(comparisons(&repeated) >= n - 3);
