@@ -651,10 +651,12 @@ impl<'a> Coercer<'a> {
         } else {
             keyword(s, "additionalProperties").unwrap_or(&ANY)
         };
-        let mut out = Map::new();
+        let members = groups(e);
+        // One member per distinct name: sized once, never grown.
+        let mut out = Map::with_capacity(members.len());
         let mut ok = true;
         let mut branches = None;
-        for (name, siblings) in groups(e) {
+        for (name, siblings) in members {
             if self.raw && path.is_empty() {
                 // Reported in document order (see below).
                 self.mismatches.append(&mut self.errors);
