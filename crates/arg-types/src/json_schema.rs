@@ -722,11 +722,12 @@ impl BranchProperties {
 /// `properties` (with each one's types, and whether it reads as plain text, where its
 /// resolution is a node of the schema: a property that merges parts is resolved when asked
 /// for), its `additionalProperties`, and the properties its branches declare
-/// ([`BranchProperties`]), walked at the first name its own `properties` miss and kept. What it answers is what
-/// [`SchemaDoc::property`] answers on the schema itself; it answers without resolving the root
-/// or hashing keywords again at every argument of every call (a streaming parser asks at every
-/// parameter tag). [`PreparedSchema::type_raw_arguments`] types a call's raw-text
-/// arguments through it.
+/// ([`BranchProperties`]), walked at the first name its own `properties` miss and kept.
+///
+/// What it answers is what [`SchemaDoc::property`] answers on the schema itself, without
+/// resolving the root again at every argument of every call (a streaming parser asks at every
+/// parameter tag). [`PreparedSchema::type_raw_arguments`] types a call's raw-text arguments
+/// through it.
 ///
 /// Work: one resolution (the root's) and one pass over its own properties. Memory: the schema,
 /// plus each own property's name and types.
