@@ -16,7 +16,7 @@ use crate::event::StreamEvent;
 use crate::locate::Locator;
 use crate::names::{invalid_name_message, is_valid_name};
 use crate::options::ParseOptions;
-use crate::recycle::Recycled;
+use crate::recycle::{Recycled, SharedNames};
 use arg_types::json_schema::PreparedSchema;
 use arg_types::{Map, Value};
 use std::borrow::Cow;
@@ -59,6 +59,8 @@ pub(crate) struct Assembler {
     input_elements: usize,
     /// Strings of events handed back by the caller, for the text of the next ones.
     pub(crate) recycled: Recycled,
+    /// Argument names shared by their events, kept for the next calls.
+    pub(crate) names: SharedNames,
 }
 
 /// The parts of one call that do not depend on the dialect.
@@ -260,6 +262,7 @@ impl Assembler {
             call_limit_reported: false,
             input_elements: 0,
             recycled: Recycled::default(),
+            names: SharedNames::default(),
         }
     }
 
@@ -444,7 +447,7 @@ impl Assembler {
         }
         core.argument_started(&name, at, end);
         if self.emit_deltas {
-            let shared: Arc<str> = Arc::from(&*name);
+            let shared = self.names.get(&name);
             if !duplicate {
                 out.push(StreamEvent::ArgumentStarted {
                     index: core.index,

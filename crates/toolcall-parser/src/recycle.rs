@@ -90,6 +90,37 @@ impl Recycled {
     }
 }
 
+/// Argument names shared by their events (`ArgumentStarted`, the deltas), kept for the next
+/// calls: the same few names come back call after call (`path`, `content`), and sharing a kept
+/// one costs a reference count where making it costs an allocation. At most [`NAMES_KEPT`] are
+/// kept, the oldest replaced first, so what is held is bounded whatever the names.
+#[derive(Debug, Default)]
+pub(crate) struct SharedNames {
+    kept: Vec<Arc<str>>,
+    /// The slot the next new name replaces, once all are taken.
+    next: usize,
+}
+
+/// Argument names kept for the next calls at most.
+const NAMES_KEPT: usize = 8;
+
+impl SharedNames {
+    /// `name`, shared: a kept one equal to it, else a new one (then kept).
+    pub(crate) fn get(&mut self, name: &str) -> Arc<str> {
+        if let Some(kept) = self.kept.iter().find(|k| ***k == *name) {
+            return Arc::clone(kept);
+        }
+        let new: Arc<str> = Arc::from(name);
+        if self.kept.len() < NAMES_KEPT {
+            self.kept.push(Arc::clone(&new));
+        } else {
+            self.kept[self.next] = Arc::clone(&new);
+            self.next = (self.next + 1) % NAMES_KEPT;
+        }
+        new
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,6 +147,23 @@ mod tests {
         let mut buf = String::from("text");
         assert_eq!(r.swap_out(&mut buf), None);
         assert_eq!(buf, "text");
+    }
+
+    /// A name asked for again is the kept one; past the bound the oldest goes first, and no
+    /// more than the bound is held.
+    #[test]
+    fn shared_names_are_kept_bounded_oldest_first() {
+        let mut names = SharedNames::default();
+        let path = names.get("path");
+        assert!(Arc::ptr_eq(&path, &names.get("path")));
+        for i in 0..NAMES_KEPT {
+            names.get(&format!("n{i}"));
+        }
+        assert_eq!(names.kept.len(), NAMES_KEPT);
+        // `path` was the oldest: replaced by `n7`, so asking again makes a new one.
+        assert!(!Arc::ptr_eq(&path, &names.get("path")));
+        assert_eq!(&*names.get("n7"), "n7");
+        assert_eq!(names.kept.len(), NAMES_KEPT);
     }
 
     #[test]

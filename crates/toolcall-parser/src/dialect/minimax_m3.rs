@@ -619,7 +619,7 @@ impl MinimaxM3 {
                 }
                 call.core.argument_started(key, at, end);
                 if self.asm.emit_deltas {
-                    let argument: Arc<str> = Arc::from(key);
+                    let argument = self.asm.names.get(key);
                     call.core.delta_argument = Some(Arc::clone(&argument));
                     out.push(StreamEvent::ArgumentStarted {
                         index: call.core.index,

@@ -539,7 +539,7 @@ impl ToolXml {
                     .asm
                     .argument_is_string(call.core.tool_name.as_deref(), tag.name);
             if self.asm.emit_deltas {
-                let argument: Arc<str> = Arc::from(tag.name);
+                let argument = self.asm.names.get(tag.name);
                 call.core.delta_argument = Some(Arc::clone(&argument));
                 call.verbatim_upto = Some(at + n);
                 out.push(StreamEvent::ArgumentStarted {
