@@ -345,30 +345,63 @@ pub fn write_json_str_contents<W: fmt::Write + ?Sized>(w: &mut W, s: &str) -> fm
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let e = JSON_ESCAPES[usize::from(b)];
-        if e == 0 {
-            continue;
-        }
+    let mut i = 0;
+    loop {
+        i = next_json_escape(bytes, i);
+        let Some(&b) = bytes.get(i) else { break };
         // `b` is ASCII: `i` and `i + 1` are character boundaries.
         w.write_str(&s[start..i])?;
-        start = i + 1;
-        if e == b'u' {
-            let hex = [
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[usize::from(b >> 4)],
-                HEX[usize::from(b & 0xF)],
-            ];
-            w.write_str(std::str::from_utf8(&hex).unwrap_or_default())?;
-        } else {
-            w.write_char('\\')?;
-            w.write_char(char::from(e))?;
+        match JSON_ESCAPES[usize::from(b)] {
+            b'u' => {
+                let hex = [
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[usize::from(b >> 4)],
+                    HEX[usize::from(b & 0xF)],
+                ];
+                w.write_str(std::str::from_utf8(&hex).unwrap_or_default())?;
+            }
+            b'b' => w.write_str("\\b")?,
+            b't' => w.write_str("\\t")?,
+            b'n' => w.write_str("\\n")?,
+            b'f' => w.write_str("\\f")?,
+            b'r' => w.write_str("\\r")?,
+            b'"' => w.write_str("\\\"")?,
+            _ => w.write_str("\\\\")?,
         }
+        i += 1;
+        start = i;
     }
     w.write_str(&s[start..])
+}
+
+/// The position of the first byte at or after `from` that a JSON string escapes (a control
+/// character, `"` or `\\`), or the length: eight bytes at a time (a byte below 0x20, or equal to
+/// either, sets its top bit in the word's test; borrows run only upward, so the lowest set bit
+/// is the first such byte), then byte by byte.
+fn next_json_escape(bytes: &[u8], from: usize) -> usize {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const TOPS: u64 = ONES << 7;
+    let mut i = from;
+    while let Some(word) = bytes.get(i..i + 8) {
+        let mut eight = [0u8; 8];
+        eight.copy_from_slice(word);
+        let x = u64::from_le_bytes(eight);
+        let below_space = x.wrapping_sub(ONES * 0x20) & !x;
+        let quote = x ^ (ONES * u64::from(b'"'));
+        let backslash = x ^ (ONES * u64::from(b'\\'));
+        let zero_in = |y: u64| y.wrapping_sub(ONES) & !y;
+        let hits = (below_space | zero_in(quote) | zero_in(backslash)) & TOPS;
+        if hits != 0 {
+            return i + (hits.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i + (bytes[i.min(bytes.len())..].iter())
+        .position(|&b| JSON_ESCAPES[usize::from(b)] != 0)
+        .unwrap_or(bytes.len().saturating_sub(i))
 }
 
 impl From<bool> for Value {

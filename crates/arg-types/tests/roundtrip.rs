@@ -387,7 +387,10 @@ proptest! {
     /// The workspace's JSON string writer is serde_json's, byte for byte: every control
     /// character, quote, backslash and non-ASCII character of any string.
     #[test]
-    fn json_strings_are_written_as_serde_json_writes_them(s in "(?s:.){0,40}", controls in proptest::collection::vec(0u8..0x20, 0..6)) {
+    fn json_strings_are_written_as_serde_json_writes_them(
+        s in prop_oneof!["(?s:.){0,40}", "[\\x00-\\x7f]{0,40}", "[a\"\\\\\\n\\x01é]{0,40}"],
+        controls in proptest::collection::vec(0u8..0x20, 0..6),
+    ) {
         let mut s = s;
         for c in controls {
             s.push(char::from(c));

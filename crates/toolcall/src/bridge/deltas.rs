@@ -656,6 +656,9 @@ fn push_json_string(out: &mut String, s: &str) {
 
 /// `s` as the inside of a JSON string, escaped as serde_json escapes it.
 fn push_json_string_body(out: &mut String, s: &str) {
+    // Room for the text and some escapes at once (a streamed chunk of code holds a quote or a
+    // line end more often than not), not grown piece by piece.
+    out.reserve(s.len() + (s.len() / 8).max(16));
     // Writing to a `String` cannot fail.
     let _ = arg_types::value::write_json_str_contents(out, s);
 }
