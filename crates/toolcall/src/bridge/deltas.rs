@@ -668,3 +668,42 @@ fn arguments_json(arguments: &Map) -> String {
     // `Map` serializes as `Value::Object` does (and as `ToolCall` writes its arguments).
     serde_json::to_string(arguments).unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A name is seen once, whether it comes back as the same `Arc` or an equal one, before and
+    /// after the list turns into a set.
+    #[test]
+    fn names_are_seen_once_on_both_sides_of_the_bound() {
+        let mut seen = Seen::default();
+        let names: Vec<Arc<str>> = (0..3 * Seen::FEW)
+            .map(|i| Arc::from(format!("a{i}")))
+            .collect();
+        for (i, n) in names.iter().enumerate() {
+            assert!(seen.insert(n), "{n} is new");
+            assert!(!seen.insert(n), "{n} again, the same Arc");
+            assert!(!seen.insert(&Arc::from(&**n)), "{n} again, an equal one");
+            assert_eq!(seen.many.is_some(), i >= Seen::FEW, "after {} names", i + 1);
+        }
+        for n in &names {
+            assert!(!seen.insert(n));
+        }
+    }
+
+    /// Call indexes counted up from 0 spread over distinct hashes (no two of the first 10,000
+    /// share one, and their low bits, which pick the bucket, vary).
+    #[test]
+    fn index_hashes_are_distinct() {
+        use std::hash::BuildHasher;
+        let hashes: HashSet<u64> = (0..10_000usize)
+            .map(|i| BuildIndexHasher.hash_one(i))
+            .collect();
+        assert_eq!(hashes.len(), 10_000);
+        let low: HashSet<u64> = (0..64usize)
+            .map(|i| BuildIndexHasher.hash_one(i) & 63)
+            .collect();
+        assert!(low.len() > 32, "{} distinct low bits of 64", low.len());
+    }
+}
