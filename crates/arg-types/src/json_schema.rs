@@ -759,10 +759,6 @@ pub struct PreparedSchema {
 /// How one own property's (resolved) schema reads a raw text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Reading {
-    /// The value is the text itself, whatever it holds: the schema (as [`crate::raw::type_raw`]
-    /// reads it) is `"type": "string"` and nothing that could refuse or convert a text (no
-    /// `enum`, `const`, `anyOf`, `oneOf`, other type).
-    pub(crate) text: bool,
     /// Its [`types`]; `None` when they are found only by resolving it, at each ask
     /// ([`reading`]).
     types: Option<Box<[&'static str]>>,
@@ -873,7 +869,6 @@ impl PreparedSchema {
 /// the definitions they merge.
 fn reading(doc: &SchemaDoc<'_>, p: &Json) -> Reading {
     let deferred = Reading {
-        text: false,
         types: None,
         explicit: None,
     };
@@ -886,7 +881,6 @@ fn reading(doc: &SchemaDoc<'_>, p: &Json) -> Reading {
     let by_types = s.is_object() && enum_values(s).is_none() && alternatives(s).is_none();
     let explicit = s.get("type").is_some();
     Reading {
-        text: by_types && explicit && types(s) == ["string"],
         types: Some(types(once).into_boxed_slice()),
         explicit: by_types.then_some(explicit),
     }

@@ -272,9 +272,10 @@ impl PreparedSchema {
             args,
             self.root(),
             self.additional_properties(),
-            |name| match self.own(name).map(|r| (r.text, r.by_types())) {
-                Some((true, _)) => Property::Text,
-                Some((_, Some((types, explicit)))) => Property::Types { types, explicit },
+            |name| match self.own(name).and_then(|r| r.by_types()) {
+                // `"type": "string"` alone: the value is the text, whatever it holds.
+                Some((["string"], true)) => Property::Text,
+                Some((types, explicit)) => Property::Types { types, explicit },
                 _ => match self.property(name) {
                     Some(s) => Property::Schema(s),
                     None => Property::Absent,

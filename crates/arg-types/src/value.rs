@@ -304,25 +304,6 @@ fn write_json_string(s: &str, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     f.write_str("\"")
 }
 
-/// How each byte is written inside a JSON string: `0` as it is, `b'u'` as `\u00XX`, any other
-/// as a backslash and that byte.
-const JSON_ESCAPES: [u8; 256] = {
-    let mut t = [0u8; 256];
-    let mut b = 0;
-    while b < 0x20 {
-        t[b] = b'u';
-        b += 1;
-    }
-    t[0x08] = b'b';
-    t[0x09] = b't';
-    t[0x0A] = b'n';
-    t[0x0C] = b'f';
-    t[0x0D] = b'r';
-    t[b'"' as usize] = b'"';
-    t[b'\\' as usize] = b'\\';
-    t
-};
-
 /// Writes `s` as the inside of a JSON string, without its quotes, escaped byte for byte as
 /// serde_json escapes it: `"` and `\` with a backslash, the control characters below U+0020 as
 /// `\b`, `\t`, `\n`, `\f`, `\r` or `\u00XX` (lowercase hexadecimal), everything else as it is.
@@ -351,8 +332,15 @@ pub fn write_json_str_contents<W: fmt::Write + ?Sized>(w: &mut W, s: &str) -> fm
         let Some(&b) = bytes.get(i) else { break };
         // `b` is ASCII: `i` and `i + 1` are character boundaries.
         w.write_str(&s[start..i])?;
-        match JSON_ESCAPES[usize::from(b)] {
-            b'u' => {
+        match b {
+            b'"' => w.write_str("\\\"")?,
+            b'\\' => w.write_str("\\\\")?,
+            0x08 => w.write_str("\\b")?,
+            b'\t' => w.write_str("\\t")?,
+            b'\n' => w.write_str("\\n")?,
+            0x0C => w.write_str("\\f")?,
+            b'\r' => w.write_str("\\r")?,
+            _ => {
                 let hex = [
                     b'\\',
                     b'u',
@@ -363,13 +351,6 @@ pub fn write_json_str_contents<W: fmt::Write + ?Sized>(w: &mut W, s: &str) -> fm
                 ];
                 w.write_str(std::str::from_utf8(&hex).unwrap_or_default())?;
             }
-            b'b' => w.write_str("\\b")?,
-            b't' => w.write_str("\\t")?,
-            b'n' => w.write_str("\\n")?,
-            b'f' => w.write_str("\\f")?,
-            b'r' => w.write_str("\\r")?,
-            b'"' => w.write_str("\\\"")?,
-            _ => w.write_str("\\\\")?,
         }
         i += 1;
         start = i;
@@ -378,30 +359,23 @@ pub fn write_json_str_contents<W: fmt::Write + ?Sized>(w: &mut W, s: &str) -> fm
 }
 
 /// The position of the first byte at or after `from` that a JSON string escapes (a control
-/// character, `"` or `\\`), or the length: eight bytes at a time (a byte below 0x20, or equal to
-/// either, sets its top bit in the word's test; borrows run only upward, so the lowest set bit
-/// is the first such byte), then byte by byte.
+/// character, `"` or `\\`), or the length: a word at a time ([`xml_fallback::swar`]), the last
+/// bytes (under eight) one by one.
 fn next_json_escape(bytes: &[u8], from: usize) -> usize {
-    const ONES: u64 = u64::from_le_bytes([1; 8]);
-    const TOPS: u64 = ONES << 7;
+    use xml_fallback::swar;
+    let escapes = |b: u8| b < 0x20 || b == b'"' || b == b'\\';
     let mut i = from;
-    while let Some(word) = bytes.get(i..i + 8) {
-        let mut eight = [0u8; 8];
-        eight.copy_from_slice(word);
-        let x = u64::from_le_bytes(eight);
-        let below_space = x.wrapping_sub(ONES * 0x20) & !x;
-        let quote = x ^ (ONES * u64::from(b'"'));
-        let backslash = x ^ (ONES * u64::from(b'\\'));
-        let zero_in = |y: u64| y.wrapping_sub(ONES) & !y;
-        let hits = (below_space | zero_in(quote) | zero_in(backslash)) & TOPS;
+    while let Some(&eight) = bytes.get(i..).and_then(|rest| rest.first_chunk::<8>()) {
+        let w = swar::word(eight);
+        let hits = swar::below(w, 0x20) | swar::find_first(w, [b'"', b'\\']);
         if hits != 0 {
-            return i + (hits.trailing_zeros() / 8) as usize;
+            return i + swar::first(hits);
         }
         i += 8;
     }
-    i + (bytes[i.min(bytes.len())..].iter())
-        .position(|&b| JSON_ESCAPES[usize::from(b)] != 0)
-        .unwrap_or(bytes.len().saturating_sub(i))
+    (i..bytes.len())
+        .find(|&k| escapes(bytes[k]))
+        .unwrap_or(bytes.len())
 }
 
 impl From<bool> for Value {

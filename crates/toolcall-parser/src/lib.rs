@@ -37,7 +37,7 @@ mod reasoning;
 mod recycle;
 mod schema;
 mod stream;
-mod swar;
+use xml_fallback::swar;
 mod work;
 mod write;
 

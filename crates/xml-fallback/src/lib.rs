@@ -45,6 +45,7 @@ pub mod position;
 pub mod reference;
 pub mod repair;
 mod strict;
+pub mod swar;
 pub mod text;
 pub mod tree;
 

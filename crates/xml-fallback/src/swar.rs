@@ -1,6 +1,14 @@
 //! Eight bytes at a time in a `u64` ("SIMD within a register"): the one way the hot paths find a
 //! few given bytes in a short window, where `memchr`'s set-up costs more than the scan (a streamed
-//! token; a tag; the dozen bytes between two references of entity-escaped code).
+//! token; a tag; the dozen bytes between two references of entity-escaped code; the next byte a
+//! JSON string escapes). Here, below the crates that use it, so that every crate has the one.
+//!
+//! ```
+//! use xml_fallback::swar::{first, find_first, position, word};
+//! assert_eq!(position(b"abcdefghij<k", [b'<', b'&']), Some(10));
+//! let w = word(*b"ab&cd<ef");
+//! assert_eq!(first(find_first(w, [b'<', b'&'])), 2);
+//! ```
 
 /// The byte 1 in every lane.
 const ONES: u64 = u64::from_le_bytes([1; 8]);
@@ -11,7 +19,7 @@ const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
 
 /// A word's bytes, the first byte in the lowest lane.
 #[inline]
-pub(crate) fn word(bytes: [u8; 8]) -> u64 {
+pub fn word(bytes: [u8; 8]) -> u64 {
     u64::from_le_bytes(bytes)
 }
 
@@ -24,8 +32,13 @@ fn nonzero(v: u64) -> u64 {
 /// The high bit of each lane of `word` that holds one of `needles`, and no other bit: exact in
 /// every lane (the shorter `(v - ONES) & !v` test may mark a lane above a match), so a caller
 /// may walk every match, not only the first.
+///
+/// ```
+/// use xml_fallback::swar::{find, word};
+/// assert_eq!(find(word(*b"<a&<<b&c"), [b'<']).to_le_bytes(), [0x80, 0, 0, 0x80, 0x80, 0, 0, 0]);
+/// ```
 #[inline]
-pub(crate) fn find<const N: usize>(word: u64, needles: [u8; N]) -> u64 {
+pub fn find<const N: usize>(word: u64, needles: [u8; N]) -> u64 {
     let mut misses = !0u64;
     for n in needles {
         misses &= nonzero(word ^ (ONES * u64::from(n)));
@@ -37,7 +50,7 @@ pub(crate) fn find<const N: usize>(word: u64, needles: [u8; N]) -> u64 {
 /// lowest mark is exact, marks above a match may be false (a zero lane's borrow). The escaped-text
 /// scan, which stops at its first special byte, measured 1.9% fewer instructions with it.
 #[inline]
-pub(crate) fn find_first<const N: usize>(word: u64, needles: [u8; N]) -> u64 {
+pub fn find_first<const N: usize>(word: u64, needles: [u8; N]) -> u64 {
     let mut marks = 0;
     for n in needles {
         let v = word ^ (ONES * u64::from(n));
@@ -46,11 +59,24 @@ pub(crate) fn find_first<const N: usize>(word: u64, needles: [u8; N]) -> u64 {
     marks & HIGHS
 }
 
+/// Like [`find_first`], for the bytes below `limit` (at most 0x80): the lowest mark is exact,
+/// marks above a marked lane may be false (a borrow).
+///
+/// ```
+/// use xml_fallback::swar::{below, first, word};
+/// assert_eq!(first(below(word(*b"ab\ncd\x01ef"), 0x20)), 2);
+/// assert_eq!(below(word(*b"abcdefgh"), 0x20), 0);
+/// ```
+#[inline]
+pub fn below(word: u64, limit: u8) -> u64 {
+    word.wrapping_sub(ONES * u64::from(limit)) & !word & HIGHS
+}
+
 /// The index of the first byte of `bytes` that is one of `needles`: a word at a time
 /// ([`find_first`]), the last bytes (under eight) one by one. (The escaped-text scan keeps its
 /// own loop: this one's tail cost it 1% more instructions.)
 #[inline]
-pub(crate) fn position<const N: usize>(bytes: &[u8], needles: [u8; N]) -> Option<usize> {
+pub fn position<const N: usize>(bytes: &[u8], needles: [u8; N]) -> Option<usize> {
     let (words, tail) = bytes.as_chunks::<8>();
     for (k, &w) in words.iter().enumerate() {
         let hits = find_first(word(w), needles);
@@ -66,7 +92,7 @@ pub(crate) fn position<const N: usize>(bytes: &[u8], needles: [u8; N]) -> Option
 
 /// The lane (byte index in the word) of the lowest mark of `marks`, which is not zero.
 #[inline]
-pub(crate) fn first(marks: u64) -> usize {
+pub fn first(marks: u64) -> usize {
     (marks.trailing_zeros() / 8) as usize
 }
 
@@ -92,6 +118,18 @@ mod tests {
             for (b, m) in bytes.iter().zip(zeros) {
                 proptest::prop_assert_eq!(m, if *b == 0 { 0x80 } else { 0 });
             }
+        }
+
+        /// `below`'s lowest mark is the first byte under the limit, or it marks nothing.
+        #[test]
+        fn below_marks_first_the_first_byte_under_the_limit(
+            bytes in proptest::collection::vec(proptest::sample::select(
+                vec![0u8, 1, 0x1f, 0x20, 0x21, b'"', 0x7f, 0x80, 0xff]), 8),
+        ) {
+            let bytes: [u8; 8] = bytes.try_into().unwrap();
+            let marks = below(word(bytes), 0x20);
+            let expected = bytes.iter().position(|&b| b < 0x20);
+            proptest::prop_assert_eq!((marks != 0).then(|| first(marks)), expected);
         }
 
         /// Both finders' lowest mark is the first needle, or neither marks anything.
