@@ -15,9 +15,8 @@
 
 use crate::infer::infer_non_string;
 use crate::{Map, Value};
-use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 use xml_fallback::escape::Escaper;
+use xml_fallback::name_index::NameIndex;
 use xml_fallback::text::{element_value, is_blank, text_value, trim_xml};
 use xml_fallback::tree::{Element, Node};
 
@@ -170,20 +169,14 @@ pub(crate) fn is_mixed(e: &Element) -> bool {
         })
 }
 
-/// An element name as a key of the grouping index; under test, every comparison is counted
+/// An element name compared while grouping; under test, every comparison is counted
 /// ([`tests::NAME_COMPARISONS`]), so that a test can tell linear grouping from quadratic.
-#[derive(Clone, Copy, Hash)]
-pub(crate) struct Name<'a>(pub(crate) &'a str);
-
-impl PartialEq for Name<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        #[cfg(test)]
-        tests::NAME_COMPARISONS.with(|c| c.set(c.get() + 1));
-        self.0 == other.0
-    }
+#[inline]
+fn compared(name: &str) -> &str {
+    #[cfg(test)]
+    tests::NAME_COMPARISONS.with(|c| c.set(c.get() + 1));
+    name
 }
-
-impl Eq for Name<'_> {}
 
 /// The elements of one name among an element's children, in document order. Most names appear
 /// once: the first element is held without an allocation.
@@ -212,36 +205,16 @@ impl<'a> std::ops::Deref for Group<'a> {
     }
 }
 
-/// How many distinct names [`groups`] finds by comparing them one by one, before it indexes
-/// them by hash: arguments are a handful, and comparing a few names costs less than hashing one.
-const FEW_NAMES: usize = 8;
-
 /// The child elements of `e` grouped by name, in order of first appearance: one pass, each name
-/// compared with at most [`FEW_NAMES`] others, and found by a hash index once there are more, so
-/// linear in the number of children.
+/// found by a [`NameIndex`] (compared with at most [`NameIndex::FEW`] others, by a keyed hash
+/// past them), so linear in the number of children.
 pub(crate) fn groups(e: &Element) -> Vec<(&str, Group<'_>)> {
     let mut out: Vec<(&str, Group<'_>)> = Vec::new();
-    let mut index: Option<HashMap<Name<'_>, usize>> = None;
+    let mut index = NameIndex::default();
     for c in e.child_elements() {
-        let at = match &mut index {
-            None => (out.iter()).position(|(n, _)| Name(n) == Name(&c.name)),
-            Some(index) => match index.entry(Name(&c.name)) {
-                Entry::Occupied(at) => Some(*at.get()),
-                Entry::Vacant(slot) => {
-                    slot.insert(out.len());
-                    None
-                }
-            },
-        };
-        match at {
-            Some(i) => out[i].1.push(c),
-            None => {
-                out.push((c.name.as_str(), Group::One([c])));
-                if index.is_none() && out.len() > FEW_NAMES {
-                    let all = out.iter().enumerate().map(|(i, (n, _))| (Name(n), i));
-                    index = Some(all.collect());
-                }
-            }
+        match index.get_or_insert(&c.name, |i| compared(out[i].0)) {
+            Ok(i) => out[i].1.push(c),
+            Err(_) => out.push((c.name.as_str(), Group::One([c]))),
         }
     }
     out
@@ -474,8 +447,8 @@ mod tests {
     }
 
     /// Grouping compares each name with at most a few others (a hash index past the first
-    /// [`FEW_NAMES`]), not with every earlier name: at n and 4n children the count stays within
-    /// (FEW_NAMES + 2)·n, where a linear search would make n²/2.
+    /// [`NameIndex::FEW`]), not with every earlier name: at n and 4n children the count stays
+    /// within (FEW + 2)·n, where a linear search would make n²/2.
     #[test]
     fn grouping_is_linear_in_the_number_of_names() {
         for n in [2_000, 8_000] {
@@ -484,7 +457,10 @@ mod tests {
             let interleaved = with_children((0..n).map(|i| format!("p{}", i % (n / 2))));
             for e in [&distinct, &repeated, &interleaved] {
                 let c = comparisons(e);
-                assert!(c <= (FEW_NAMES + 2) * n, "{n} children: {c} comparisons");
+                assert!(
+                    c <= (NameIndex::FEW + 2) * n,
+                    "{n} children: {c} comparisons"
+                );
             }
             // Repeats must be found: at least one comparison per repeated child.
             assert!(comparisons(&repeated) >= n - 3);

@@ -22,6 +22,7 @@ use arg_types::{Map, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
+use xml_fallback::name_index::NameIndex;
 use xml_fallback::tree::Element;
 
 #[cfg(test)]
@@ -88,12 +89,15 @@ pub(crate) struct CallCore {
     /// to (made once per argument, shared by its deltas).
     pub(crate) delta: String,
     pub(crate) delta_argument: Option<Arc<str>>,
-    /// Top-level arguments in order: name, offset of the start tag, offset after it.
-    argument_starts: Vec<(String, usize, usize)>,
-    /// The first start of each argument name: lookups stay O(1) with many names.
-    first_start: FirstStarts,
-    /// The argument being read (its name's first start), between `argument_started` and
-    /// `argument_ended`: repairs made meanwhile are counted under it.
+    /// The top-level argument names in order of first appearance, each with its first start:
+    /// the offset of its start tag and the offset after it.
+    first_starts: Vec<(String, usize, usize)>,
+    /// The position of each name in `first_starts`: lookups stay O(1) with many names.
+    names: NameIndex,
+    /// Where the last top-level argument began.
+    last_start: Option<usize>,
+    /// The argument being read (its name's position in `first_starts`), between
+    /// `argument_started` and `argument_ended`: repairs made meanwhile are counted under it.
     open_argument: Option<usize>,
     /// Where each (kind, argument) entry is in `repairs`: aggregation stays O(1) per repair.
     repair_index: HashMap<(RepairKind, Option<usize>), usize>,
@@ -111,17 +115,22 @@ impl CallCore {
 
     /// Records that a top-level argument `name` begins at `at` (its start tag ends at `end`).
     pub(crate) fn argument_started(&mut self, name: &str, at: usize, end: usize) {
-        let first = match self.first_start.get(&self.argument_starts, name) {
-            Some(i) => i,
-            None => {
-                let i = self.argument_starts.len();
-                self.first_start.insert(&self.argument_starts, name, i);
+        let starts = &self.first_starts;
+        let first = match self.names.get_or_insert(name, |i| probed(&starts[i].0)) {
+            Ok(i) => i,
+            Err(i) => {
+                self.first_starts.push((name.to_owned(), at, end));
                 i
             }
         };
-        self.argument_starts.push((name.to_owned(), at, end));
+        self.last_start = Some(at);
         self.argument_bytes = 0;
         self.open_argument = Some(first);
+    }
+
+    /// The position of the argument `name` in `first_starts`.
+    fn argument_index(&self, name: &str) -> Option<usize> {
+        (self.names).get(name, |i| probed(&self.first_starts[i].0))
     }
 
     /// Records that the argument being read is complete: later repairs are not its.
@@ -131,19 +140,18 @@ impl CallCore {
 
     /// Where the argument `name` first began: its start tag's offset and the offset after it.
     pub(crate) fn argument_start(&self, name: &str) -> Option<(usize, usize)> {
-        let i = self.first_start.get(&self.argument_starts, name)?;
-        let (_, at, end) = self.argument_starts[i];
+        let (_, at, end) = self.first_starts[self.argument_index(name)?];
         Some((at, end))
     }
 
     /// Where the last argument began.
     pub(crate) fn last_argument_start(&self) -> Option<usize> {
-        self.argument_starts.last().map(|a| a.1)
+        self.last_start
     }
 
     /// Whether an argument of this name was already begun.
     pub(crate) fn has_argument(&self, name: &str) -> bool {
-        self.first_start.get(&self.argument_starts, name).is_some()
+        self.argument_index(name).is_some()
     }
 
     /// Records how a raw-text argument that closed was written and gives its name back, for
@@ -159,69 +167,11 @@ impl CallCore {
     }
 }
 
-/// Where each argument name first began, as an index into `CallCore::argument_starts`.
-///
-/// A call has a handful of arguments, and hashing each name (and owning it twice) cost more than
-/// the rest of reading it: up to [`FirstStarts::SMALL`] distinct names are kept as indexes and
-/// found by comparing at most that many names; past it, a map by name takes over, so a call of
-/// many names still costs O(1) per lookup (issue 14 item 4).
-#[derive(Debug)]
-enum FirstStarts {
-    /// The first `len` entries: indexes of the first start of each distinct name, in order
-    /// (kept inline: no allocation for a call of few arguments).
-    Few {
-        firsts: [usize; FirstStarts::SMALL],
-        len: usize,
-    },
-    Many(HashMap<String, usize>),
-}
-
-impl Default for FirstStarts {
-    fn default() -> Self {
-        FirstStarts::Few {
-            firsts: [0; FirstStarts::SMALL],
-            len: 0,
-        }
-    }
-}
-
-impl FirstStarts {
-    /// Distinct names found by comparison; one more turns the list into a map.
-    const SMALL: usize = 8;
-
-    fn get(&self, starts: &[(String, usize, usize)], name: &str) -> Option<usize> {
-        match self {
-            FirstStarts::Few { firsts, len } => {
-                let firsts = &firsts[..*len];
-                let found = firsts.iter().position(|&i| starts[i].0 == name);
-                name_probes(found.map_or(firsts.len(), |k| k + 1));
-                found.map(|k| firsts[k])
-            }
-            FirstStarts::Many(map) => {
-                name_probes(1);
-                map.get(name).copied()
-            }
-        }
-    }
-
-    /// Records `i` as the first start of `name`, which [`get`](Self::get) did not find.
-    fn insert(&mut self, starts: &[(String, usize, usize)], name: &str, i: usize) {
-        match self {
-            FirstStarts::Few { firsts, len } if *len < Self::SMALL => {
-                firsts[*len] = i;
-                *len += 1;
-            }
-            FirstStarts::Few { firsts, .. } => {
-                let mut map: HashMap<String, usize> =
-                    firsts.iter().map(|&k| (starts[k].0.clone(), k)).collect();
-                map.insert(name.to_owned(), i);
-                *self = FirstStarts::Many(map);
-            }
-            FirstStarts::Many(map) => {
-                map.insert(name.to_owned(), i);
-            }
-        }
-    }
+/// A name compared in a lookup of an argument by name, counted ([`name_probes`]).
+#[inline]
+fn probed(name: &str) -> &str {
+    name_probes(1);
+    name
 }
 
 /// A finished call's arguments, as its dialect read them.
@@ -488,7 +438,7 @@ impl Assembler {
         at: usize,
         name: &str,
     ) {
-        let argument = core.first_start.get(&core.argument_starts, name);
+        let argument = core.argument_index(name);
         self.record_repair(w, base, core, kind, at, argument);
     }
 
@@ -538,7 +488,7 @@ impl Assembler {
             None => {
                 core.repair_index
                     .insert((kind, argument), core.repairs.len());
-                let name = argument.map(|i| core.argument_starts[i].0.clone());
+                let name = argument.map(|i| core.first_starts[i].0.clone());
                 core.repairs.push(Repair::new(kind, p, name));
             }
         }
@@ -1270,15 +1220,15 @@ mod tests {
 
     /// The name index is the same below, at and above the size where it turns into a map: each
     /// name's first start is found, a repeated name keeps its first start, an unknown name is
-    /// absent, and no lookup examines more than `FirstStarts::SMALL` entries.
+    /// absent, and no lookup examines more than `NameIndex::FEW` entries.
     #[test]
     fn first_starts_are_found_at_every_count_of_names() {
         for n in [
             0,
             1,
-            FirstStarts::SMALL - 1,
-            FirstStarts::SMALL,
-            FirstStarts::SMALL + 1,
+            NameIndex::FEW - 1,
+            NameIndex::FEW,
+            NameIndex::FEW + 1,
             40,
         ] {
             let mut core = CallCore::new(0, 0, 6);
@@ -1299,10 +1249,7 @@ mod tests {
                 );
                 assert!(core.has_argument(&name(k)));
                 let probes = NAME_PROBES.with(std::cell::Cell::get);
-                assert!(
-                    probes <= 2 * FirstStarts::SMALL,
-                    "{probes} probes, {n} names"
-                );
+                assert!(probes <= 2 * NameIndex::FEW, "{probes} probes, {n} names");
             }
             assert_eq!(core.argument_start("absent"), None);
             assert!(!core.has_argument("absent"));

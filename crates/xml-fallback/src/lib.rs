@@ -16,7 +16,8 @@
 //!
 //! It also holds what the rest of the workspace shares about XML: the one definition of a valid
 //! reference ([`reference`](mod@reference)), the one escaping routine ([`escape`]), the
-//! value-text rules ([`text`]), the element tree ([`tree`]) and positions ([`position`]).
+//! value-text rules ([`text`]), the element tree ([`tree`]), positions ([`position`]), the
+//! word-at-a-time byte finder ([`swar`]) and the index of names by position ([`name_index`]).
 //!
 //! ```
 //! use xml_fallback::reference::starts_valid_reference;
@@ -41,6 +42,7 @@ pub mod error;
 pub mod escape;
 mod fallback;
 pub mod limits;
+pub mod name_index;
 pub mod position;
 pub mod reference;
 pub mod repair;

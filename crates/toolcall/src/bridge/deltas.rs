@@ -45,11 +45,12 @@
 
 use arg_types::json_schema::PreparedSchema;
 use serde::Serialize;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 use toolcall_parser::{
     Dialect, Map, ParseError, ParseOptions, StreamEvent, StreamParser, ToolCall, Value,
 };
+use xml_fallback::name_index::NameIndex;
 
 /// One event of the OpenAI-style stream.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -120,31 +121,26 @@ struct CallState {
     held: bool,
 }
 
-/// The argument names begun in one call. A call has a handful: they are compared one by one
-/// (the same `Arc` first, then the text) while there are at most [`Seen::FEW`], and a set takes
-/// over past that, so that a call of many names still costs O(1) per name.
+/// The argument names begun in one call, found by a [`NameIndex`] (a handful compared one by
+/// one, a keyed hash past [`NameIndex::FEW`]), so that a call of many names still costs O(1)
+/// per name.
 #[derive(Debug, Default)]
 struct Seen {
-    few: Vec<Arc<str>>,
-    many: Option<HashSet<Arc<str>>>,
+    names: Vec<Arc<str>>,
+    index: NameIndex,
 }
 
 impl Seen {
-    const FEW: usize = 8;
-
     /// Adds `name`; `false` when it was there already.
     fn insert(&mut self, name: &Arc<str>) -> bool {
-        if let Some(set) = &mut self.many {
-            return set.insert(Arc::clone(name));
+        let names = &self.names;
+        match self.index.get_or_insert(name, |i| &names[i]) {
+            Ok(_) => false,
+            Err(_) => {
+                self.names.push(Arc::clone(name));
+                true
+            }
         }
-        if (self.few.iter()).any(|n| Arc::ptr_eq(n, name) || **n == **name) {
-            return false;
-        }
-        self.few.push(Arc::clone(name));
-        if self.few.len() > Self::FEW {
-            self.many = Some(self.few.drain(..).collect());
-        }
-        true
     }
 }
 
@@ -674,18 +670,18 @@ mod tests {
     use super::*;
 
     /// A name is seen once, whether it comes back as the same `Arc` or an equal one, before and
-    /// after the list turns into a set.
+    /// after the index turns to hashing.
     #[test]
     fn names_are_seen_once_on_both_sides_of_the_bound() {
         let mut seen = Seen::default();
-        let names: Vec<Arc<str>> = (0..3 * Seen::FEW)
+        let names: Vec<Arc<str>> = (0..3 * NameIndex::FEW)
             .map(|i| Arc::from(format!("a{i}")))
             .collect();
         for (i, n) in names.iter().enumerate() {
             assert!(seen.insert(n), "{n} is new");
             assert!(!seen.insert(n), "{n} again, the same Arc");
             assert!(!seen.insert(&Arc::from(&**n)), "{n} again, an equal one");
-            assert_eq!(seen.many.is_some(), i >= Seen::FEW, "after {} names", i + 1);
+            assert_eq!(seen.names.len(), i + 1);
         }
         for n in &names {
             assert!(!seen.insert(n));
@@ -697,11 +693,11 @@ mod tests {
     #[test]
     fn index_hashes_are_distinct() {
         use std::hash::BuildHasher;
-        let hashes: HashSet<u64> = (0..10_000usize)
+        let hashes: std::collections::HashSet<u64> = (0..10_000usize)
             .map(|i| BuildIndexHasher.hash_one(i))
             .collect();
         assert_eq!(hashes.len(), 10_000);
-        let low: HashSet<u64> = (0..64usize)
+        let low: std::collections::HashSet<u64> = (0..64usize)
             .map(|i| BuildIndexHasher.hash_one(i) & 63)
             .collect();
         assert!(low.len() > 32, "{} distinct low bits of 64", low.len());
