@@ -105,6 +105,11 @@ impl fmt::Display for BigInt {
 
 /// The integer of canonical digits `digits` (no sign, no leading zeros, not empty) as a value.
 fn integer_value(negative: bool, digits: &str) -> Value {
+    // Up to 18 digits always fit `i64`: read without a copy (arguments are such integers).
+    if digits.len() <= 18 && digits.bytes().all(|b| b.is_ascii_digit()) {
+        let n = (digits.bytes()).fold(0i64, |n, b| n * 10 + i64::from(b - b'0'));
+        return Value::Int(if negative { -n } else { n });
+    }
     let mut text = String::with_capacity(digits.len() + 1);
     if negative && digits != "0" {
         text.push('-');
@@ -301,6 +306,31 @@ fn parse_exponent(text: &str) -> i128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// An integer of any length reads as `str::parse` reads it when it fits `i64`, and as
+        /// its canonical digits when it does not (the short path and the long one agree at
+        /// 18, 19 and 20 digits).
+        #[test]
+        fn integers_read_as_std_reads_them(
+            sign in "[+-]?",
+            zeros in "0{0,3}",
+            digits in "[0-9]{1,22}",
+        ) {
+            let text = format!("{sign}{zeros}{digits}");
+            let v = Value::parse_integer(&text).expect("integer text");
+            match text.parse::<i64>() {
+                Ok(i) => prop_assert_eq!(v, Value::Int(i)),
+                Err(_) => {
+                    let canonical = digits.trim_start_matches('0');
+                    let minus = if sign == "-" { "-" } else { "" };
+                    let Value::BigInt(b) = &v else { panic!("{text}: {v:?}") };
+                    prop_assert_eq!(b.as_str(), format!("{minus}{canonical}"));
+                }
+            }
+        }
+    }
 
     fn d(text: &str) -> Decimal {
         Decimal::parse(text).unwrap_or_else(|| panic!("{text}"))

@@ -27,8 +27,8 @@
 
 use crate::infer::{NumberSyntax, number_syntax, parse_float};
 use crate::json_schema::{
-    SchemaDoc, alternatives, enum_values, item_schema, keyword, member_of, merge_into, required,
-    types,
+    PreparedSchema, SchemaDoc, alternatives, enum_values, item_schema, keyword, member_of,
+    merge_into, required, types,
 };
 use crate::number::Decimal;
 use crate::tree::{
@@ -37,6 +37,7 @@ use crate::tree::{
 };
 use crate::{Map, Value};
 use serde_json::Value as Json;
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
 use xml_fallback::text::{
@@ -126,7 +127,56 @@ pub fn coerce_arguments_all(
     input_schema: &Json,
     source: Option<&str>,
 ) -> Result<Map, Vec<CoerceError>> {
+    coerce_top(args, input_schema, source, None)
+}
+
+impl PreparedSchema {
+    /// [`coerce_arguments`] with this tool's input schema, read once beforehand: the same map,
+    /// or the same first error. An argument written as one leaf, of a property whose schema
+    /// gives one scalar type (`string`, `integer`, `number`, `boolean`) and nothing else that
+    /// decides its reading (no `enum`, `const`, `anyOf`, `oneOf`), is read by that type without
+    /// resolving its schema again; every other argument as [`coerce_arguments`] reads it.
+    ///
+    /// ```
+    /// use arg_types::json_schema::PreparedSchema;
+    /// use arg_types::schema::coerce_arguments;
+    /// use xml_fallback::tree::{Element, Node};
+    /// let schema = serde_json::json!({
+    ///     "properties": {"code": {"type": "string"}, "count": {"type": "integer"}}
+    /// });
+    /// let mut args = Element::new("arguments");
+    /// args.children.push(Node::Element(Element::with_text("code", "007")));
+    /// args.children.push(Node::Element(Element::with_text("count", " 7 ")));
+    /// let prepared = PreparedSchema::new(schema.clone());
+    /// assert_eq!(prepared.coerce_arguments(&args, None), coerce_arguments(&args, &schema, None));
+    /// ```
+    pub fn coerce_arguments(
+        &self,
+        args: &Element,
+        source: Option<&str>,
+    ) -> Result<Map, CoerceError> {
+        self.coerce_arguments_all(args, source).map_err(first)
+    }
+
+    /// [`PreparedSchema::coerce_arguments`], reporting every error rather than the first.
+    pub fn coerce_arguments_all(
+        &self,
+        args: &Element,
+        source: Option<&str>,
+    ) -> Result<Map, Vec<CoerceError>> {
+        coerce_top(args, self.root(), source, Some(self))
+    }
+}
+
+/// The arguments `args` read through the tool's `input_schema` (prepared, when it is).
+fn coerce_top(
+    args: &Element,
+    input_schema: &Json,
+    source: Option<&str>,
+    prepared: Option<&PreparedSchema>,
+) -> Result<Map, Vec<CoerceError>> {
     let mut c = Coercer::new(input_schema, source, args);
+    c.prepared = prepared;
     let schema = c.doc.resolve(input_schema);
     let map = match schema.as_ref() {
         Json::Object(_) => c.object(args, &schema, ""),
@@ -245,27 +295,54 @@ struct Coercer<'a> {
     source: Option<&'a str>,
     errors: Vec<CoerceError>,
     depth: usize,
-    /// Pairs that may still be visited (see [`STEPS_PER_ELEMENT`]).
+    /// Pairs that may still be visited (see [`STEPS_PER_ELEMENT`]): [`BASE_STEPS`] at first.
     steps_left: usize,
+    /// The tree whose elements' share of the steps is not yet added to `steps_left`: added
+    /// when [`BASE_STEPS`] run out, or before a walk that counts its own visits
+    /// ([`Coercer::steps`]), so that a coercion that needs no more (most do not) never counts
+    /// the tree's elements. The budget is the same, counted or not.
+    unbudgeted: Option<&'a Element>,
     /// Leaves are raw text ([`coerce_raw_arguments`]).
     raw: bool,
     /// Raw leaves kept as text because they fit no type, and (at the top level) arguments read
     /// without their schema: reported, never failing the call.
     mismatches: Vec<CoerceError>,
+    /// The input schema read once ([`PreparedSchema::coerce_arguments`]), for the root's own
+    /// properties.
+    prepared: Option<&'a PreparedSchema>,
+    /// The next object read is the root's (the arguments): the one the prepared schema
+    /// describes.
+    at_root: bool,
 }
 
 impl<'a> Coercer<'a> {
-    fn new(root: &'a Json, source: Option<&'a str>, tree: &Element) -> Self {
+    fn new(root: &'a Json, source: Option<&'a str>, tree: &'a Element) -> Self {
         Coercer {
             doc: SchemaDoc::new(root),
             source,
             errors: Vec::new(),
             depth: 0,
-            steps_left: BASE_STEPS
-                .saturating_add(count_elements(tree).saturating_mul(STEPS_PER_ELEMENT)),
+            steps_left: BASE_STEPS,
+            unbudgeted: Some(tree),
             raw: false,
             mismatches: Vec::new(),
+            prepared: None,
+            at_root: true,
         }
+    }
+
+    /// The steps left, the tree's share added first if it was not yet.
+    fn steps(&mut self) -> &mut usize {
+        if let Some(tree) = self.unbudgeted.take() {
+            let share = count_elements(tree).saturating_mul(STEPS_PER_ELEMENT);
+            self.steps_left = self.steps_left.saturating_add(share);
+        }
+        &mut self.steps_left
+    }
+
+    /// Whether no step is left, the tree's share counted: it is only when the rest ran out.
+    fn out_of_steps(&mut self) -> bool {
+        self.steps_left == 0 && *self.steps() == 0
     }
 
     fn fail(&mut self, path: &str, expected: &str, found: &str, message: &str) {
@@ -299,7 +376,7 @@ impl<'a> Coercer<'a> {
 
     /// Coerces the sibling elements that carry one name (one argument) through `schema`.
     fn group(&mut self, els: &[&Element], schema: &Json, path: &str) -> Option<Value> {
-        if self.steps_left == 0 {
+        if self.out_of_steps() {
             self.fail(
                 path,
                 "a value",
@@ -607,8 +684,10 @@ impl<'a> Coercer<'a> {
                     .next()
                     .map_or("", |c| c.name.as_str());
                 let item = item_schema(s, 0).unwrap_or(&ANY);
-                let steps = &mut self.steps_left;
-                if (self.doc.member(item, child_name, &mut None, steps)).is_some() {
+                let doc = self.doc;
+                let declared = doc.own_property(item, child_name).is_some()
+                    || (doc.member(item, child_name, &mut None, self.steps())).is_some();
+                if declared {
                     vec![*single]
                 } else {
                     array_items(els)
@@ -629,6 +708,7 @@ impl<'a> Coercer<'a> {
     }
 
     fn object(&mut self, e: &Element, s: &Json, path: &str) -> Option<Map> {
+        let at_root = std::mem::take(&mut self.at_root);
         if is_mixed(e) && !self.raw {
             self.fail(
                 path,
@@ -661,14 +741,29 @@ impl<'a> Coercer<'a> {
                 // Reported in document order (see below).
                 self.mismatches.append(&mut self.errors);
             }
-            let p = if path.is_empty() {
-                name.to_owned()
+            let p: Cow<'_, str> = if path.is_empty() {
+                Cow::Borrowed(name)
             } else {
-                format!("{path}.{name}")
+                Cow::Owned(format!("{path}.{name}"))
             };
+            if at_root && let Some(read) = self.prepared_leaf(name, &siblings) {
+                match read {
+                    Some(v) => {
+                        out.insert(name.to_owned(), v);
+                    }
+                    None => ok = false,
+                }
+                continue;
+            }
             // The member's own property, else one a branch of `s` declares (the branches walked
-            // once per object, charged to the coercion's steps).
-            let declared = (self.doc).member(s, name, &mut branches, &mut self.steps_left);
+            // once per object, charged to the coercion's steps). A name its own properties miss
+            // walks the branches, which count their visits: the whole budget is made available
+            // to them first.
+            let doc = self.doc;
+            let declared = match doc.own_property(s, name) {
+                Some(own) => Some(own),
+                None => doc.member(s, name, &mut branches, self.steps()),
+            };
             let member_schema = match declared.as_deref() {
                 Some(schema) => schema,
                 None if additional == &Json::Bool(false) => {
@@ -737,6 +832,26 @@ impl<'a> Coercer<'a> {
             }
         }
         ok.then_some(out)
+    }
+
+    /// A top-level argument written as one leaf, of an own property of the root that the
+    /// prepared schema reads by one scalar type it gives: read by that type, as
+    /// [`Coercer::group`] reads it through the property's schema (one step, `one` with that
+    /// type), without resolving the schema. `None` when the argument is not such a one; else
+    /// its value, or `None` inside when it does not fit (the error recorded).
+    fn prepared_leaf(&mut self, name: &str, els: &[&Element]) -> Option<Option<Value>> {
+        let reading = self.prepared?.own(name)?;
+        let ([leaf], Some((&[t], true))) = (els, reading.by_types()) else {
+            return None;
+        };
+        if !matches!(t, "string" | "integer" | "number" | "boolean")
+            || leaf.has_child_elements()
+            || self.out_of_steps()
+        {
+            return None;
+        }
+        self.steps_left -= 1;
+        Some(self.one(leaf, t, &ANY, name))
     }
 
     /// A short description of what `schema` accepts.
@@ -940,5 +1055,55 @@ fn boolean(text: &str) -> Result<Value, &'static str> {
         Ok(Value::Bool(false))
     } else {
         Err("")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use xml_fallback::tree::Node;
+
+    fn arguments(n: usize, text: &str) -> Element {
+        let mut args = Element::new("arguments");
+        args.children = (0..n)
+            .map(|i| Node::Element(Element::with_text(format!("a{i}"), text)))
+            .collect();
+        args
+    }
+
+    /// The step budget is [`BASE_STEPS`] plus [`STEPS_PER_ELEMENT`] per element of the tree,
+    /// whether or not the tree's share was counted before it was needed: a tree that needs more
+    /// steps than the base alone (one per argument, here, plainly and prepared) is read whole,
+    /// one that needs no more is never counted, and a schema that would never finish is stopped
+    /// within the budget.
+    #[test]
+    fn the_step_budget_grows_with_the_tree() {
+        let n = 2 * BASE_STEPS;
+        let args = arguments(n, "7");
+        let schema = serde_json::json!({
+            "properties": {"a0": {"type": "integer"}},
+            "additionalProperties": {"type": "integer"}
+        });
+        let plain = coerce_arguments(&args, &schema, None).expect("within the budget");
+        assert_eq!(plain.len(), n);
+        assert_eq!(plain["a1999"], Value::Int(7));
+        let prepared = PreparedSchema::new(schema.clone());
+        assert_eq!(prepared.coerce_arguments(&args, None), Ok(plain));
+
+        // A tree that needs no more than the base is never counted.
+        let few = arguments(3, "7");
+        let own = serde_json::json!({"properties": {
+            "a0": {"type": "integer"}, "a1": {"type": "integer"}, "a2": {"type": "integer"}
+        }});
+        let mut c = Coercer::new(&own, None, &few);
+        assert_eq!(c.object(&few, &own, "").map(|m| m.len()), Some(3));
+        assert!(c.unbudgeted.is_some(), "the tree was counted");
+
+        let endless = serde_json::json!({"anyOf": [{"$ref": "#"}, {"$ref": "#"}]});
+        let mut c = Coercer::new(&endless, None, &args);
+        assert_eq!(c.group(&[&args], &endless, "arguments"), None);
+        assert_eq!(c.steps_left, 0, "the whole budget was spent");
+        assert!(c.unbudgeted.is_none(), "the tree's share was added");
+        assert!(!c.errors.is_empty());
     }
 }

@@ -2,12 +2,15 @@
 //! same typed arguments and mismatches as `type_raw_arguments`, the same property schemas as
 //! `SchemaDoc::property`, over schemas built from every keyword the typing reads (references,
 //! `allOf`, branches at the root, `enum`, `const`, type lists and aliases, `nullable`,
-//! `additionalProperties`) and texts of every kind.
+//! `additionalProperties`) and texts of every kind; and the same coerced arguments (or the
+//! same errors) as `coerce_arguments` over element trees of every shape.
 
 use arg_types::json_schema::{PreparedSchema, SchemaDoc, types};
 use arg_types::raw::type_raw_arguments;
+use arg_types::schema::coerce_arguments_all;
 use proptest::prelude::*;
 use serde_json::{Value as Json, json};
+use xml_fallback::tree::{Element, Node};
 
 const NAMES: [&str; 6] = ["a", "b", "c", "path", "n", "zz"];
 
@@ -141,8 +144,49 @@ fn arb_args() -> impl Strategy<Value = Vec<(String, String)>> {
     )
 }
 
+/// One argument element: a leaf of text, of CDATA, empty, of text and CDATA, or holding
+/// elements (an object, a wrapper of items, markup beside text).
+fn arb_argument() -> impl Strategy<Value = Element> {
+    (0..NAMES.len(), arb_text(), 0..6usize).prop_map(|(i, text, shape)| {
+        let name = NAMES[i];
+        let mut e = Element::new(name);
+        match shape {
+            0 | 1 => e.children.push(Node::Text(text)),
+            2 => e.children.push(Node::CData(text)),
+            3 => {}
+            4 => {
+                e.children.push(Node::Text(text.clone()));
+                e.children.push(Node::CData(text));
+            }
+            _ => {
+                e.children
+                    .push(Node::Element(Element::with_text("k", &text)));
+                e.children.push(Node::Element(Element::with_text("k", "2")));
+            }
+        }
+        e
+    })
+}
+
+fn arb_tree() -> impl Strategy<Value = Element> {
+    proptest::collection::vec(arb_argument(), 0..6).prop_map(|args| {
+        let mut e = Element::new("arguments");
+        e.children = args.into_iter().map(Node::Element).collect();
+        e
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Coercion through the prepared schema is coercion through the schema: the same map, or
+    /// the same errors in the same order.
+    #[test]
+    fn prepared_coercion_is_coercion_by_the_schema(root in arb_root(), tree in arb_tree()) {
+        let prepared = PreparedSchema::new(root.clone());
+        let by_schema = coerce_arguments_all(&tree, &root, None);
+        prop_assert_eq!(prepared.coerce_arguments_all(&tree, None), by_schema);
+    }
 
     /// Typing through the prepared schema is typing through the schema: the same values, the
     /// same mismatches in the same order, for borrowed and for owned texts.

@@ -942,11 +942,10 @@ impl Assembler {
                 legacy_json = self.dialect == Dialect::Tool;
                 map
             }
-            Arguments::Tree(args) => match &schema {
+            Arguments::Tree(args) => match prepared {
                 None => arg_types::tree::arguments_from_element_owned(args, Some(source)),
-                Some(schema) => {
-                    let map = match arg_types::schema::coerce_arguments(&args, schema, Some(source))
-                    {
+                Some(prepared) => {
+                    let map = match prepared.coerce_arguments(&args, Some(source)) {
                         Ok(map) => map,
                         Err(e) => {
                             let path = e.path.clone();
