@@ -107,8 +107,8 @@ fuzz_target!(|data: &[u8]| {
         );
     }
 
-    // The schema read once answers as the schema: raw typing of each argument's text, and each
-    // name's schema and types.
+    // The schema read once answers as the schema: raw typing of each argument's text, coercion,
+    // and each name's schema and types.
     let raw: Vec<(String, String)> = args
         .child_elements()
         .map(|c| (c.name.clone(), c.text()))
@@ -119,6 +119,12 @@ fuzz_target!(|data: &[u8]| {
         type_raw_arguments(raw.iter().map(|(n, t)| (n.as_str(), t.as_str())), Some(&s)),
         "prepared raw typing differs"
     );
+    // Coercion through it is coercion through the schema.
+    match (prepared.coerce_arguments_all(&args, None), &all) {
+        (Ok(a), Ok(b)) => assert!(same_map(&a, b), "prepared coercion: {a:?} vs {b:?}"),
+        (Err(a), Err(b)) => assert_eq!(&a, b, "prepared coercion's errors differ"),
+        (a, b) => panic!("prepared coercion disagrees: {a:?} vs {b:?}"),
+    }
     let doc = SchemaDoc::new(&s);
     for (name, _) in &raw {
         let expected = doc.property(&s, name);
