@@ -121,6 +121,17 @@ fn integer_value(negative: bool, digits: &str) -> Value {
     }
 }
 
+/// The value of `text`, which [`number_syntax`] found to be integer text (`[+-]digits`).
+pub(crate) fn integer_text_value(text: &str) -> Value {
+    let (negative, digits) = match text.as_bytes()[0] {
+        b'-' => (true, &text[1..]),
+        b'+' => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let digits = digits.trim_start_matches('0');
+    integer_value(negative, if digits.is_empty() { "0" } else { digits })
+}
+
 impl Value {
     /// The integer written `[+-]digits` (ASCII digits, leading zeros allowed): [`Value::Int`]
     /// when it fits `i64`, else [`Value::BigInt`] with every digit; `None` for any other text.
@@ -135,19 +146,7 @@ impl Value {
     /// assert_eq!(Value::parse_integer(" 1"), None);
     /// ```
     pub fn parse_integer(text: &str) -> Option<Value> {
-        if number_syntax(text) != Some(NumberSyntax::Integer) {
-            return None;
-        }
-        let (negative, digits) = match text.as_bytes()[0] {
-            b'-' => (true, &text[1..]),
-            b'+' => (false, &text[1..]),
-            _ => (false, text),
-        };
-        let digits = digits.trim_start_matches('0');
-        Some(integer_value(
-            negative,
-            if digits.is_empty() { "0" } else { digits },
-        ))
+        (number_syntax(text) == Some(NumberSyntax::Integer)).then(|| integer_text_value(text))
     }
 
     /// The [`BigInt`], if this is one.

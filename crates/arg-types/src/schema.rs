@@ -30,7 +30,7 @@ use crate::json_schema::{
     PreparedSchema, SchemaDoc, alternatives, enum_values, item_schema, keyword, member_of,
     merge_into, required, types,
 };
-use crate::number::Decimal;
+use crate::number::{Decimal, integer_text_value};
 use crate::tree::{
     groups, inner_markup, insert_mixed_text, is_mixed, raw_value_from_element,
     value_from_element_in,
@@ -1023,7 +1023,7 @@ pub(crate) const MAX_EXPANDED_DIGITS: usize = 1_000;
 /// decimal value is whole (`7.0`, `1e3`, `9.007199254740993e15`); never through `f64`.
 pub(crate) fn integer(text: &str) -> Result<Value, &'static str> {
     match number_syntax(text) {
-        Some(NumberSyntax::Integer) => Value::parse_integer(text).ok_or(""),
+        Some(NumberSyntax::Integer) => Ok(integer_text_value(text)),
         Some(NumberSyntax::Float) => {
             match Decimal::parse(text).map(|d| d.to_integer(MAX_EXPANDED_DIGITS)) {
                 Some(Ok(v)) => Ok(v),
@@ -1040,7 +1040,7 @@ pub(crate) fn integer(text: &str) -> Result<Value, &'static str> {
 /// the nearest `f64`.
 pub(crate) fn number(text: &str) -> Result<Value, &'static str> {
     match number_syntax(text) {
-        Some(NumberSyntax::Integer) => Value::parse_integer(text).ok_or(""),
+        Some(NumberSyntax::Integer) => Ok(integer_text_value(text)),
         Some(_) => parse_float(text)
             .map(Value::Float)
             .ok_or("out of range for a 64-bit float"),

@@ -65,6 +65,18 @@ pub fn text_value(s: &str) -> &str {
 /// assert_eq!(element_value(&e), "  code\n");
 /// ```
 pub fn element_value(e: &Element) -> Cow<'_, str> {
+    // A leaf of one text node or one CDATA section (almost every argument): its value, borrowed,
+    // as the general reading below gives it.
+    match e.children.as_slice() {
+        [] => Cow::Borrowed(""),
+        [Node::Text(t)] => Cow::Borrowed(text_value(t)),
+        [Node::CData(c)] => Cow::Borrowed(c),
+        _ => pieces_value(e),
+    }
+}
+
+/// [`element_value`] of any children: the text and CDATA pieces joined by the value-text rule.
+fn pieces_value(e: &Element) -> Cow<'_, str> {
     let pieces: Vec<&Node> = e
         .children
         .iter()
@@ -182,6 +194,26 @@ pub fn is_wrapper(e: &Element) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    fn arb_node() -> impl Strategy<Value = Node> {
+        let text = "[ \nab]{0,4}";
+        prop_oneof![
+            text.prop_map(Node::Text),
+            text.prop_map(Node::CData),
+            Just(Node::Element(Element::with_text("x", "1"))),
+        ]
+    }
+
+    proptest! {
+        /// The one-piece shortcuts of `element_value` read as the general reading does.
+        #[test]
+        fn element_values_are_the_pieces_value(children in prop::collection::vec(arb_node(), 0..4)) {
+            let mut e = Element::new("a");
+            e.children = children;
+            prop_assert_eq!(element_value(&e), pieces_value(&e));
+        }
+    }
 
     #[test]
     fn single_line_is_trimmed_with_xml_whitespace_only() {
