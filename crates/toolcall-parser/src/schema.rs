@@ -6,8 +6,8 @@ use arg_types::json_schema::PreparedSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 use std::fmt;
+use xml_fallback::name_index::NameIndex;
 
 /// The server name used when a tool definition names none (docs/FORMAT.md §1.2: `local`).
 pub const DEFAULT_SERVER_NAME: &str = "local";
@@ -349,7 +349,12 @@ impl std::error::Error for SchemaError {}
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct ToolSchemas {
-    by_name: HashMap<String, Known>,
+    /// The tools, in the order they were first added.
+    tools: Vec<Known>,
+    /// Each tool's position in `tools`, by name: a parser asks at every argument of every call
+    /// (whether its value streams as a string, whether a tag names it), and a tool list is
+    /// most often a handful of names, compared faster than one is hashed.
+    names: NameIndex,
 }
 
 /// One tool: its definition, and its input schema read once for the calls made to it.
@@ -408,7 +413,10 @@ impl ToolSchemas {
     /// assert!(s.tool("ping").is_some());
     /// ```
     pub fn insert_tool(&mut self, tool: ToolDef) {
-        self.by_name.insert(tool.name.clone(), Known::new(tool));
+        match self.position_or_insert(&tool.name) {
+            Ok(i) => self.tools[i] = Known::new(tool),
+            Err(_) => self.tools.push(Known::new(tool)),
+        }
     }
 
     /// Adds or replaces one tool's input schema (a tool with no description, on the default
@@ -420,27 +428,40 @@ impl ToolSchemas {
     /// assert_eq!(s.get("ping"), Some(&serde_json::json!({"type": "object"})));
     /// ```
     pub fn insert(&mut self, tool_name: impl Into<String>, input_schema: Json) {
-        match self.by_name.entry(tool_name.into()) {
-            Entry::Occupied(mut e) => {
-                let known = e.get_mut();
+        let name = tool_name.into();
+        match self.position_or_insert(&name) {
+            Ok(i) => {
+                let known = &mut self.tools[i];
                 known.prepared = PreparedSchema::new(input_schema.clone());
                 known.def.input_schema = input_schema;
             }
-            Entry::Vacant(e) => {
-                let name = e.key().clone();
-                e.insert(Known::new(ToolDef::new(name, "", input_schema)));
-            }
+            Err(_) => self
+                .tools
+                .push(Known::new(ToolDef::new(name, "", input_schema))),
         }
+    }
+
+    /// The position of tool `name` (`Ok`), or the position a new tool of that name is to be
+    /// pushed at (`Err`).
+    fn position_or_insert(&mut self, name: &str) -> Result<usize, usize> {
+        let tools = &self.tools;
+        self.names.get_or_insert(name, |i| &tools[i].def.name)
+    }
+
+    /// The tool named `tool_name`.
+    fn known(&self, tool_name: &str) -> Option<&Known> {
+        let i = self.names.get(tool_name, |i| &self.tools[i].def.name)?;
+        Some(&self.tools[i])
     }
 
     /// The input schema of a tool.
     pub fn get(&self, tool_name: &str) -> Option<&Json> {
-        self.by_name.get(tool_name).map(|t| &t.def.input_schema)
+        self.known(tool_name).map(|t| &t.def.input_schema)
     }
 
     /// The whole definition of a tool.
     pub fn tool(&self, tool_name: &str) -> Option<&ToolDef> {
-        self.by_name.get(tool_name).map(|t| &t.def)
+        self.known(tool_name).map(|t| &t.def)
     }
 
     /// A tool's input schema as read once, when the tool was added, for the calls made to it
@@ -454,7 +475,7 @@ impl ToolSchemas {
     /// assert!(p.is_string("host"));
     /// ```
     pub fn prepared(&self, tool_name: &str) -> Option<&PreparedSchema> {
-        self.by_name.get(tool_name).map(|t| &t.prepared)
+        self.known(tool_name).map(|t| &t.prepared)
     }
 }
 
@@ -462,6 +483,37 @@ impl ToolSchemas {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Lookups by name find every tool, below and past the count where the name index starts
+    /// hashing, and a tool added again (by `insert` or `insert_tool`) replaces the first in
+    /// place.
+    #[test]
+    fn tools_are_found_by_name_at_every_count() {
+        for n in [1, NameIndex::FEW, NameIndex::FEW + 1, 40] {
+            let mut s = ToolSchemas::default();
+            for k in 0..n {
+                s.insert(format!("t{k}"), json!({"title": k}));
+            }
+            for k in (0..n).step_by(3) {
+                let replaced = json!({"title": k, "again": true});
+                if k % 2 == 0 {
+                    s.insert(format!("t{k}"), replaced);
+                } else {
+                    s.insert_tool(ToolDef::new(format!("t{k}"), "d", replaced));
+                }
+            }
+            assert_eq!(s.tools.len(), n, "{n} tools");
+            for k in 0..n {
+                let name = format!("t{k}");
+                let schema = s.get(&name).unwrap_or_else(|| panic!("{name} of {n}"));
+                assert_eq!(schema["title"], json!(k));
+                assert_eq!(schema.get("again").is_some(), k % 3 == 0, "{name}");
+                assert_eq!(s.tool(&name).map(|t| t.name.as_str()), Some(name.as_str()));
+                assert_eq!(s.prepared(&name).map(PreparedSchema::root), Some(schema));
+            }
+            assert!(s.get("absent").is_none() && s.prepared("t").is_none());
+        }
+    }
 
     /// A Responses-API namespace gives its tools as `NS__NAME`, typed by their schemas; one
     /// without a name or tools is an error at its position; a namespaced name may clash with a
