@@ -268,20 +268,38 @@ impl PreparedSchema {
         N: AsRef<str> + Into<String>,
         T: AsRef<str> + Into<String>,
     {
-        type_each(
-            args,
-            self.root(),
-            self.additional_properties(),
-            |name| match self.own(name).and_then(|r| r.by_types()) {
-                // `"type": "string"` alone: the value is the text, whatever it holds.
-                Some((["string"], true)) => Property::Text,
-                Some((types, explicit)) => Property::Types { types, explicit },
-                _ => match self.property(name) {
-                    Some(s) => Property::Schema(s),
-                    None => Property::Absent,
-                },
+        type_each(args, self.root(), self.additional_properties(), |name| {
+            self.raw_property(name)
+        })
+    }
+
+    /// The value one argument's raw text types to: what [`PreparedSchema::type_raw_arguments`]
+    /// gives for it alone (its mismatch, if any, is not reported), without a map to hold it.
+    ///
+    /// ```
+    /// use arg_types::json_schema::PreparedSchema;
+    /// use arg_types::Value;
+    /// let p = PreparedSchema::new(serde_json::json!({"properties": {"n": {"type": "integer"}}}));
+    /// assert_eq!(p.type_raw_argument("n", " 7 "), Value::Int(7));
+    /// assert_eq!(p.type_raw_argument("n", "seven"), Value::String("seven".into()));
+    /// assert_eq!(p.type_raw_argument("x", "7"), p.type_raw_arguments([("x", "7")]).arguments["x"]);
+    /// ```
+    pub fn type_raw_argument<T: AsRef<str> + Into<String>>(&self, name: &str, text: T) -> Value {
+        let found = self.raw_property(name);
+        type_one(text, &found, self.root(), self.additional_properties()).value
+    }
+
+    /// What the prepared schema gives for argument `name`.
+    fn raw_property(&self, name: &str) -> Property<'_> {
+        match self.own(name).and_then(|r| r.by_types()) {
+            // `"type": "string"` alone: the value is the text, whatever it holds.
+            Some((["string"], true)) => Property::Text,
+            Some((types, explicit)) => Property::Types { types, explicit },
+            _ => match self.property(name) {
+                Some(s) => Property::Schema(s),
+                None => Property::Absent,
             },
-        )
+        }
     }
 }
 
@@ -316,25 +334,13 @@ where
     let mut out = TypedArguments::default();
     for (name, text) in args {
         let found = property(name.as_ref());
-        let schema = match &found {
-            Property::Text | Property::Types { .. } => None,
-            Property::Schema(s) => Some(s.as_ref()),
-            Property::Absent => match additional {
-                Some(extra @ Json::Object(_)) => Some(extra),
-                Some(Json::Bool(false)) => {
-                    out.mismatches.push(Mismatch {
-                        name: name.as_ref().to_owned(),
-                        reason: "the tool has no parameter of this name; kept as text".into(),
-                    });
-                    None
-                }
-                _ => None,
-            },
-        };
-        let typed = match &found {
-            Property::Types { types, explicit } => type_raw_by_types(text, types, *explicit, root),
-            _ => type_raw(text, schema, root),
-        };
+        if matches!(found, Property::Absent) && additional == Some(&Json::Bool(false)) {
+            out.mismatches.push(Mismatch {
+                name: name.as_ref().to_owned(),
+                reason: "the tool has no parameter of this name; kept as text".into(),
+            });
+        }
+        let typed = type_one(text, &found, root, additional);
         if let Some(reason) = typed.mismatch {
             out.mismatches.push(Mismatch {
                 name: name.as_ref().to_owned(),
@@ -353,6 +359,29 @@ where
         }
     }
     out
+}
+
+/// One argument's text typed by what the schema gives for its name (`found`), `additional`
+/// deciding when it gives nothing: the one typing step of [`type_each`] and
+/// [`PreparedSchema::type_raw_argument`].
+fn type_one<T: AsRef<str> + Into<String>>(
+    text: T,
+    found: &Property<'_>,
+    root: &Json,
+    additional: Option<&Json>,
+) -> Typed {
+    let schema = match found {
+        Property::Text | Property::Types { .. } => None,
+        Property::Schema(s) => Some(s.as_ref()),
+        Property::Absent => match additional {
+            Some(extra @ Json::Object(_)) => Some(extra),
+            _ => None,
+        },
+    };
+    match found {
+        Property::Types { types, explicit } => type_raw_by_types(text, types, *explicit, root),
+        _ => type_raw(text, schema, root),
+    }
 }
 
 /// Types a call's arguments written as nested elements whose leaves are raw text (MiniMax-M3,

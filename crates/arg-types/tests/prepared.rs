@@ -199,6 +199,22 @@ proptest! {
         prop_assert_eq!(prepared.type_raw_arguments(args.clone()), by_schema);
     }
 
+    /// One argument typed alone is typed as in a call of that one argument, with a schema and
+    /// without.
+    #[test]
+    fn one_argument_is_typed_as_a_call_of_it(root in arb_root(), args in arb_args()) {
+        let prepared = PreparedSchema::new(root.clone());
+        for (name, text) in &args {
+            let alone = prepared.type_raw_argument(name, text.as_str());
+            let in_a_call = type_raw_arguments([(name.as_str(), text.as_str())], Some(&root));
+            prop_assert_eq!(&alone, &in_a_call.arguments[name.as_str()]);
+            prop_assert_eq!(prepared.type_raw_argument(name, text.clone()), alone);
+            let blind = arg_types::raw::type_raw(text.as_str(), None, &Json::Null).value;
+            let blind_call = type_raw_arguments([(name.as_str(), text.as_str())], None);
+            prop_assert_eq!(&blind, &blind_call.arguments[name.as_str()]);
+        }
+    }
+
     /// Each name's schema, whether it is one, and whether it is a string's, are the schema's.
     #[test]
     fn prepared_lookups_are_the_schemas(root in arb_root()) {

@@ -616,18 +616,11 @@ fn close_argument(
         fragment.push('"');
         return;
     }
-    let value = open.value.unwrap_or_else(|| {
-        let args = [(&*open.name, open.text.as_str())];
-        let typed = match schema {
-            Some(s) => s.type_raw_arguments(args),
-            None => arg_types::raw::type_raw_arguments(args, None),
-        };
-        typed
-            .arguments
-            .get(&*open.name)
-            .cloned()
-            .unwrap_or(Value::Null)
-    });
+    let value = match (open.value, schema) {
+        (Some(value), _) => value,
+        (None, Some(s)) => s.type_raw_argument(&open.name, open.text),
+        (None, None) => arg_types::raw::type_raw(open.text, None, &serde_json::Value::Null).value,
+    };
     fragment.push_str(&serde_json::to_string(&value).unwrap_or_else(|_| "null".into()));
 }
 
