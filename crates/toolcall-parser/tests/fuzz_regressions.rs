@@ -956,3 +956,66 @@ fn a_cut_call_past_the_call_limit_is_too_long_in_every_chunking() {
         }
     }
 }
+
+/// `differential_xml_rs` (soak of 2026-11-27): `&#13;` directly inside `<arguments>` is a
+/// carriage return, blank, which xml-rs (as any XML reader) takes as layout between elements; it
+/// was read as text, and the valid call became `unexpected_text`. A reference to a blank is the
+/// blank it stands for there and inside `<tool>` (docs/FORMAT.md §1.2); a reference to anything
+/// else is still text.
+#[test]
+fn references_to_blanks_between_elements_are_layout() {
+    let found = "<tool><tool_name>w</tool_name><arguments>&#13;<c>a <b>x</b> c</c><html><div \
+                 class=\"x\"><p>Hi &amp; bye</p></div></html></arguments></tool>";
+    let r = assert_chunking_invariant(found, &ParseOptions::default());
+    assert!(r.errors().is_empty(), "{:?}", r.errors());
+    let c = r.calls()[0];
+    assert_eq!(c.arguments["c"].as_str(), Some("a <b>x</b> c"));
+    assert!(c.repairs.is_empty());
+    for blank in [
+        "&#13;",
+        "&#xD;",
+        "&#32;",
+        "&#x20;",
+        "&#9;",
+        "&#10;",
+        " &#10;\t&#13;\n",
+    ] {
+        let text = format!(
+            "<tool><tool_name>w</tool_name>{blank}<arguments>{blank}<a>1</a>{blank}\
+             <b>x</b>{blank}</arguments>{blank}</tool>"
+        );
+        let r = assert_chunking_invariant(&text, &ParseOptions::default());
+        assert!(r.errors().is_empty(), "{blank}: {:?}", r.errors());
+        let c = r.calls()[0];
+        assert_eq!(c.arguments["a"], toolcall_parser::Value::Int(1), "{blank}");
+        assert_eq!(c.arguments.len(), 2, "{blank}");
+    }
+    // After an argument's close tag, a reference to a blank is layout up to 12 bytes; a longer
+    // one is text, and so is the close tag before it (§4 rule 4), in every chunking.
+    let long = "<tool><tool_name>w</tool_name><arguments><a>1</a>&#x000000000D;<b>x</b>\
+                </arguments></tool>";
+    let r = assert_chunking_invariant(long, &ParseOptions::default());
+    assert!(r.calls().is_empty());
+    assert_eq!(
+        r.errors()[0].kind,
+        toolcall_parser::ErrorKind::MismatchedTag
+    );
+    // Right after `<tool>`, the first non-blank byte decides whether it opens a call (§1.1).
+    let r = assert_chunking_invariant(
+        "<tool>&#13;<tool_name>w</tool_name></tool>",
+        &ParseOptions::default(),
+    );
+    assert!(r.calls().is_empty() && r.errors().is_empty());
+    for text_ref in ["&#65;", "&#xA0;", "&amp;"] {
+        let text = format!(
+            "<tool><tool_name>w</tool_name><arguments>{text_ref}<a>1</a></arguments></tool>"
+        );
+        let r = assert_chunking_invariant(&text, &ParseOptions::default());
+        assert!(r.calls().is_empty(), "{text_ref}");
+        assert_eq!(
+            r.errors()[0].kind,
+            toolcall_parser::ErrorKind::UnexpectedText,
+            "{text_ref}"
+        );
+    }
+}

@@ -332,12 +332,18 @@ impl ToolXml {
                 }
             }
             Lexeme::Char(c) => {
+                let mut buf = [0u8; 4];
+                let text = c.encode_utf8(&mut buf);
                 if !in_value {
+                    // A reference to a blank (`&#13;`, `&#x20;`) is the blank it stands for:
+                    // layout between elements, as XML readers take it (docs/FORMAT.md §1.2).
+                    if is_blank(text) {
+                        return None;
+                    }
                     return self.unexpected_text(w, base, call, at);
                 }
                 call.top().refs = true;
-                let mut buf = [0u8; 4];
-                stop_if!(self.append_text(w, base, call, c.encode_utf8(&mut buf), at, out));
+                stop_if!(self.append_text(w, base, call, text, at, out));
             }
             Lexeme::BareAmp => {
                 if !in_value {
@@ -738,9 +744,21 @@ impl ToolXml {
         let bytes = w.as_bytes();
         // A window may end before what an earlier, longer one scanned (a call-capped window).
         let rel = (scanned - base).min(bytes.len());
-        let ws = bytes[rel..]
-            .iter()
-            .position(|&b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+        let ws = match layout_end(bytes, rel) {
+            Ok(end) => end.map(|at| at - rel),
+            // A reference that may stand for a blank, cut by the window's end: wait for it, or,
+            // at the end of the input, it is text.
+            Err(at) if !is_final => {
+                self.mode = Mode::AfterLeafClose {
+                    close_at,
+                    close_end,
+                    scanned: base + at,
+                };
+                self.pos = base + at;
+                return Flow::Stop;
+            }
+            Err(at) => Some(at - rel),
+        };
         let structural = match ws {
             None if is_final => true,
             None => {
@@ -841,6 +859,37 @@ pub(super) fn markup_as_text(raw: &str) -> String {
 /// The longest unread tail taken by the fast path as a reference still cut short: longer
 /// ones (a long numeric reference) go the general way.
 const MAX_PENDING_REFERENCE: usize = 12;
+
+/// The longest reference taken as layout after a leaf's close tag (`&#x0000000D;`): a longer
+/// one is text, whatever it stands for, so that waiting for its end stays bounded and the
+/// answer is the same however the input was split.
+const MAX_LAYOUT_REFERENCE: usize = 12;
+
+/// Where the layout after a leaf's close tag ends in `bytes[from..]`: blanks, and references to
+/// blanks (`&#13;`, `&#x20;`: the blank they stand for, as XML readers take them; docs/FORMAT.md
+/// §4 rule 3), skipped. `Ok(None)`: layout up to the window's end; `Err(at)`: a reference at
+/// `at` that may stand for a blank is cut by the window's end.
+fn layout_end(bytes: &[u8], from: usize) -> Result<Option<usize>, usize> {
+    let mut i = from;
+    loop {
+        let Some(k) = (bytes[i..].iter()).position(|&b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        else {
+            return Ok(None);
+        };
+        let at = i + k;
+        if bytes[at] != b'&' {
+            return Ok(Some(at));
+        }
+        let window = &bytes[at..bytes.len().min(at + MAX_LAYOUT_REFERENCE)];
+        match xml_fallback::reference::match_reference(window) {
+            RefMatch::Valid { len, code_point } if matches!(code_point, 0x20 | 0x9 | 0xA | 0xD) => {
+                i = at + len;
+            }
+            RefMatch::Incomplete if window.len() < MAX_LAYOUT_REFERENCE => return Err(at),
+            _ => return Ok(Some(at)),
+        }
+    }
+}
 
 /// The trimmed text of a `<server_name>` or `<tool_name>` element. Its one text node (the usual
 /// case) is moved out, and copied only when blanks must be trimmed.
