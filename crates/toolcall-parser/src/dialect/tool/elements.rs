@@ -882,7 +882,10 @@ fn layout_end(bytes: &[u8], from: usize) -> Result<Option<usize>, usize> {
         }
         let window = &bytes[at..bytes.len().min(at + MAX_LAYOUT_REFERENCE)];
         match xml_fallback::reference::match_reference(window) {
-            RefMatch::Valid { len, code_point } if matches!(code_point, 0x20 | 0x9 | 0xA | 0xD) => {
+            RefMatch::Valid {
+                len,
+                code_point: 0x20 | 0x9 | 0xA | 0xD,
+            } => {
                 i = at + len;
             }
             RefMatch::Incomplete if window.len() < MAX_LAYOUT_REFERENCE => return Err(at),
