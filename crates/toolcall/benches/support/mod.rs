@@ -1,5 +1,6 @@
 //! What the `throughput` harness is built from (not a bench target of its own).
 
+pub(crate) mod code;
 pub(crate) mod readers;
 pub(crate) mod report;
 pub(crate) mod timing;
