@@ -254,6 +254,19 @@ impl<'a> SchemaDoc<'a> {
         if let Some(own) = self.own_property(s, name) {
             return Some(own);
         }
+        self.branch_member(s, name, branches, visits)
+    }
+
+    /// The second half of [`SchemaDoc::member`]: the schema a branch of `s` declares for
+    /// `name`, for a caller that looked in `s`'s own `properties` already (and holds the visits
+    /// only when it must walk).
+    pub(crate) fn branch_member<'s>(
+        &self,
+        s: &Json,
+        name: &str,
+        branches: &mut Option<BranchProperties>,
+        visits: &mut usize,
+    ) -> Option<Cow<'s, Json>> {
         let branches = branches.get_or_insert_with(|| BranchProperties::within(self, s, visits));
         branches.get(name).cloned().map(Cow::Owned)
     }

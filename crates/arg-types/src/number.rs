@@ -105,8 +105,9 @@ impl fmt::Display for BigInt {
 
 /// The integer of canonical digits `digits` (no sign, no leading zeros, not empty) as a value.
 fn integer_value(negative: bool, digits: &str) -> Value {
+    debug_assert!(digits.bytes().all(|b| b.is_ascii_digit()), "{digits}");
     // Up to 18 digits always fit `i64`: read without a copy (arguments are such integers).
-    if digits.len() <= 18 && digits.bytes().all(|b| b.is_ascii_digit()) {
+    if digits.len() <= 18 {
         let n = (digits.bytes()).fold(0i64, |n, b| n * 10 + i64::from(b - b'0'));
         return Value::Int(if negative { -n } else { n });
     }

@@ -686,7 +686,7 @@ impl<'a> Coercer<'a> {
                 let item = item_schema(s, 0).unwrap_or(&ANY);
                 let doc = self.doc;
                 let declared = doc.own_property(item, child_name).is_some()
-                    || (doc.member(item, child_name, &mut None, self.steps())).is_some();
+                    || (doc.branch_member(item, child_name, &mut None, self.steps())).is_some();
                 if declared {
                     vec![*single]
                 } else {
@@ -762,7 +762,7 @@ impl<'a> Coercer<'a> {
             let doc = self.doc;
             let declared = match doc.own_property(s, name) {
                 Some(own) => Some(own),
-                None => doc.member(s, name, &mut branches, self.steps()),
+                None => doc.branch_member(s, name, &mut branches, self.steps()),
             };
             let member_schema = match declared.as_deref() {
                 Some(schema) => schema,

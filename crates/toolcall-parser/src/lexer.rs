@@ -880,7 +880,7 @@ const NAME_BYTES: [u8; 256] = {
 };
 
 fn is_ws(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+    xml_fallback::text::is_xml_whitespace_byte(b)
 }
 
 /// The length of the name at the start of `s`, if one starts there.

@@ -167,7 +167,7 @@ fn doctype_in_prolog(text: &str) -> Option<usize> {
     loop {
         while bytes
             .get(i)
-            .is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+            .is_some_and(|&b| crate::text::is_xml_whitespace_byte(b))
         {
             i += 1;
         }

@@ -15,13 +15,26 @@ use crate::tree::{Element, Node};
 use std::borrow::Cow;
 
 /// Whether `c` is XML whitespace.
+#[inline]
 pub const fn is_xml_whitespace(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\n' | '\r')
+    c.is_ascii() && is_xml_whitespace_byte(c as u8)
+}
+
+/// Whether the byte `b` is XML whitespace (space, tab, line feed, carriage return): the one
+/// definition every scan of blanks between markup uses.
+///
+/// ```
+/// use xml_fallback::text::is_xml_whitespace_byte;
+/// assert!(is_xml_whitespace_byte(b'\r') && !is_xml_whitespace_byte(0x0c));
+/// ```
+#[inline]
+pub const fn is_xml_whitespace_byte(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
 /// Whether `s` is empty or only XML whitespace.
 pub fn is_blank(s: &str) -> bool {
-    s.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+    s.bytes().all(is_xml_whitespace_byte)
 }
 
 /// `s` without leading and trailing XML whitespace.

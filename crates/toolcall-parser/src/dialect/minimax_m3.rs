@@ -1032,7 +1032,7 @@ fn partial_marker(bytes: &[u8]) -> usize {
 }
 
 fn is_blank(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+    xml_fallback::text::is_xml_whitespace_byte(b)
 }
 
 #[cfg(test)]

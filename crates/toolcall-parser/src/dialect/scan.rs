@@ -268,7 +268,7 @@ pub(crate) fn literal_at(s: &[u8], literals: &[&str], is_final: bool) -> Literal
 
 /// Blanks between markup: space, tab, line ends.
 pub(crate) fn is_blank(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+    xml_fallback::text::is_xml_whitespace_byte(b)
 }
 
 /// The absolute offset where the blanks just before `at` begin, not before `floor`: where a

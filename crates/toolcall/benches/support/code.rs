@@ -106,6 +106,18 @@ pub(crate) fn code_line(rng: &mut Rng, out: &mut String) {
     out.push_str(&line);
 }
 
+/// Cuts `s` to at most `size` bytes, at a character boundary, then trims its tail of whitespace
+/// (so that no value-text rule can change it).
+pub(crate) fn cut(s: &mut String, size: usize) {
+    let mut at = size.min(s.len());
+    while !s.is_char_boundary(at) {
+        at -= 1;
+    }
+    s.truncate(at);
+    let kept = s.trim_end().len();
+    s.truncate(kept);
+}
+
 /// Dense code of exactly `size` bytes (cut at a character boundary, then the tail trimmed of
 /// whitespace so that no value-text rule can change it), starting with a comment line.
 pub(crate) fn dense_code(size: usize, seed: u64) -> String {
@@ -116,13 +128,7 @@ pub(crate) fn dense_code(size: usize, seed: u64) -> String {
         s.push('\n');
         code_line(&mut rng, &mut s);
     }
-    let mut cut = size.min(s.len());
-    while !s.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    s.truncate(cut);
-    let kept = s.trim_end().len();
-    s.truncate(kept);
+    cut(&mut s, size);
     // CDATA cannot hold `]]>`; the generator never writes it, and this keeps it so.
     assert!(!s.contains("]]>"));
     s

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use toolcall::fallback::escape::escape_text;
 use toolcall::thread::{AgentEvent, Role};
 
-pub(crate) use super::code::{IDENTS, Rng, dense_code};
+pub(crate) use super::code::{IDENTS, Rng, cut, dense_code};
 
 /// The JSON shape of the call: what serde_json parses into a struct.
 #[derive(Debug, Serialize, Deserialize, PartialEq)]
@@ -105,13 +105,7 @@ pub(crate) fn ampersand_text(size: usize) -> (String, f64) {
         };
         s.push_str(&line);
     }
-    let mut cut = size.min(s.len());
-    while !s.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    s.truncate(cut);
-    let kept = s.trim_end().len();
-    s.truncate(kept);
+    cut(&mut s, size);
     let share = s.bytes().filter(|&b| b == b'&').count() as f64 / s.len() as f64;
     (s, share)
 }

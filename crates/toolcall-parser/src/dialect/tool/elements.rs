@@ -12,7 +12,7 @@ use crate::names::{invalid_name_message, is_valid_name};
 use crate::stream::append;
 use std::ops::Range;
 use xml_fallback::reference::RefMatch;
-use xml_fallback::text::is_blank;
+use xml_fallback::text::{is_blank, is_xml_whitespace, is_xml_whitespace_byte};
 use xml_fallback::tree::{Attribute, Node};
 
 /// Returns `Some(flow)` from a handler when the step it took stopped the call (a limit was
@@ -332,18 +332,17 @@ impl ToolXml {
                 }
             }
             Lexeme::Char(c) => {
-                let mut buf = [0u8; 4];
-                let text = c.encode_utf8(&mut buf);
                 if !in_value {
                     // A reference to a blank (`&#13;`, `&#x20;`) is the blank it stands for:
                     // layout between elements, as XML readers take it (docs/FORMAT.md §1.2).
-                    if is_blank(text) {
+                    if is_xml_whitespace(c) {
                         return None;
                     }
                     return self.unexpected_text(w, base, call, at);
                 }
                 call.top().refs = true;
-                stop_if!(self.append_text(w, base, call, text, at, out));
+                let mut buf = [0u8; 4];
+                stop_if!(self.append_text(w, base, call, c.encode_utf8(&mut buf), at, out));
             }
             Lexeme::BareAmp => {
                 if !in_value {
@@ -577,7 +576,7 @@ impl ToolXml {
         let top = call.stack.last().expect("a call has its <tool> frame");
         if top.name() == name {
             if top.role == Role::Value && top.is_leaf() && call.at_top_level_argument() {
-                // Rule 3: structural only if markup (or the end of input) follows.
+                // §4 rule 4: structural only if markup (or the end of input) follows.
                 self.mode = Mode::AfterLeafClose {
                     close_at: at,
                     close_end: at + n,
@@ -596,7 +595,7 @@ impl ToolXml {
             let revertible = call.stack[k].role == Role::Value
                 && call.stack[k + 1..].iter().all(|f| f.tentative);
             if revertible {
-                // Rule 2: elements opened inside text and never closed were text (`Vec<T>`).
+                // §4 rule 3: elements opened inside text and never closed were text (`Vec<T>`).
                 let from = call.stack[k + 1].tag_start;
                 self.repair(w, base, call, RepairKind::UnclosedTagAsText, from);
                 call.stack.truncate(k + 1);
@@ -742,49 +741,35 @@ impl ToolXml {
             return Flow::Again;
         };
         let bytes = w.as_bytes();
+        // Waits for more input, the scan to resume at `at` (relative to the window).
+        let wait = |this: &mut Self, at: usize| {
+            this.mode = Mode::AfterLeafClose {
+                close_at,
+                close_end,
+                scanned: base + at,
+            };
+            this.pos = base + at;
+            Flow::Stop
+        };
         // A window may end before what an earlier, longer one scanned (a call-capped window).
         let rel = (scanned - base).min(bytes.len());
         let ws = match layout_end(bytes, rel) {
             Ok(end) => end.map(|at| at - rel),
             // A reference that may stand for a blank, cut by the window's end: wait for it, or,
             // at the end of the input, it is text.
-            Err(at) if !is_final => {
-                self.mode = Mode::AfterLeafClose {
-                    close_at,
-                    close_end,
-                    scanned: base + at,
-                };
-                self.pos = base + at;
-                return Flow::Stop;
-            }
+            Err(at) if !is_final => return wait(self, at),
             Err(at) => Some(at - rel),
         };
         let structural = match ws {
             None if is_final => true,
-            None => {
-                self.mode = Mode::AfterLeafClose {
-                    close_at,
-                    close_end,
-                    scanned: base + bytes.len(),
-                };
-                self.pos = base + bytes.len();
-                return Flow::Stop;
-            }
+            None => return wait(self, bytes.len()),
             Some(i) => {
                 let at = rel + i;
                 if bytes[at] != b'<' {
                     false
                 } else {
                     match bytes.get(at + 1) {
-                        None if !is_final => {
-                            self.mode = Mode::AfterLeafClose {
-                                close_at,
-                                close_end,
-                                scanned: base + at,
-                            };
-                            self.pos = base + at;
-                            return Flow::Stop;
-                        }
+                        None if !is_final => return wait(self, at),
                         // The input ends at a `<` that may begin markup: a cut, and the close
                         // tag before it completed its argument.
                         None => true,
@@ -803,7 +788,7 @@ impl ToolXml {
             // A value's frame closes without ending the call.
             let _ = self.close_frame(w, base, &mut call, frame, close_at, out);
         } else {
-            // Rule 3: the close tag, and the blank after it, are text of the value.
+            // §4 rule 4: the close tag, and the blank after it, are text of the value.
             self.repair(w, base, &mut call, RepairKind::CloseTagAsText, close_at);
             let resume = base + rel + ws.unwrap_or(bytes.len() - rel);
             let text = markup_as_text(&w[close_at - base..resume - base]);
@@ -867,13 +852,12 @@ const MAX_LAYOUT_REFERENCE: usize = 12;
 
 /// Where the layout after a leaf's close tag ends in `bytes[from..]`: blanks, and references to
 /// blanks (`&#13;`, `&#x20;`: the blank they stand for, as XML readers take them; docs/FORMAT.md
-/// §4 rule 3), skipped. `Ok(None)`: layout up to the window's end; `Err(at)`: a reference at
+/// §4 rule 4), skipped. `Ok(None)`: layout up to the window's end; `Err(at)`: a reference at
 /// `at` that may stand for a blank is cut by the window's end.
 fn layout_end(bytes: &[u8], from: usize) -> Result<Option<usize>, usize> {
     let mut i = from;
     loop {
-        let Some(k) = (bytes[i..].iter()).position(|&b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-        else {
+        let Some(k) = (bytes[i..].iter()).position(|&b| !is_xml_whitespace_byte(b)) else {
             return Ok(None);
         };
         let at = i + k;
@@ -882,10 +866,9 @@ fn layout_end(bytes: &[u8], from: usize) -> Result<Option<usize>, usize> {
         }
         let window = &bytes[at..bytes.len().min(at + MAX_LAYOUT_REFERENCE)];
         match xml_fallback::reference::match_reference(window) {
-            RefMatch::Valid {
-                len,
-                code_point: 0x20 | 0x9 | 0xA | 0xD,
-            } => {
+            RefMatch::Valid { len, code_point }
+                if char::from_u32(code_point).is_some_and(is_xml_whitespace) =>
+            {
                 i = at + len;
             }
             RefMatch::Incomplete if window.len() < MAX_LAYOUT_REFERENCE => return Err(at),

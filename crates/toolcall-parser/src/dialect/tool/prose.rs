@@ -7,6 +7,7 @@ use crate::fence::Fence;
 use crate::json_scan::JsonScanner;
 use crate::lexer::Lexeme;
 use memchr::memchr;
+use xml_fallback::text::is_xml_whitespace_byte;
 
 impl ToolXml {
     pub(super) fn prose(
@@ -97,7 +98,7 @@ impl ToolXml {
         let rel = self.pos - base;
         let first = bytes[rel..]
             .iter()
-            .position(|&b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+            .position(|&b| !is_xml_whitespace_byte(b));
         let Some(i) = first else {
             self.pos = base + bytes.len();
             if is_final {
