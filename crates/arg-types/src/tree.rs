@@ -100,16 +100,86 @@ fn value_from_element_owned(e: Element, source: Option<&str>) -> Value {
 }
 
 fn members_owned(e: Element, source: Option<&str>) -> Map {
-    // Values go straight into the map in order of first appearance; a name seen again turns its
-    // entry into an array. A single element never converts to an array, so an array already in
-    // the map can only come from such a repetition. (Not sized by the children: with one name
-    // repeated, that reserves a member per element, tests/memory.rs `empty-elements`.)
-    let mut m = Map::new();
+    let mut members = Members::new();
     for n in e.children {
-        let Node::Element(mut c) = n else { continue };
-        let name = std::mem::take(&mut c.name);
-        let v = value_from_element_owned(c, source);
-        match m.entry(name) {
+        if let Node::Element(c) = n {
+            members.push_element(c, source);
+        }
+    }
+    members.into_map()
+}
+
+/// The members of an object built one child element at a time, as a streaming reader closes
+/// each: after the children of an element are pushed in document order, the map is the one
+/// [`arguments_from_element_owned`] gives for that element (the same rules, written once here).
+/// A reader need not keep the children in a tree until the parent closes, and a leaf of one
+/// text node need not be built as an element at all ([`push_text`](Self::push_text)).
+///
+/// ```
+/// use arg_types::tree::{Members, arguments_from_element_owned};
+/// use arg_types::Value;
+/// use xml_fallback::tree::{Element, Node};
+/// let mut members = Members::new();
+/// members.push_text("path".into(), "src/main.rs".into());
+/// members.push_element(Element::with_text("n", " 7 "), None);
+/// members.push_text("path".into(), "\n  lib.rs\n".into());
+/// assert_eq!(members.as_map()["n"], Value::Int(7));
+///
+/// let mut args = Element::new("arguments");
+/// for (name, text) in [("path", "src/main.rs"), ("n", " 7 "), ("path", "\n  lib.rs\n")] {
+///     args.children.push(Node::Element(Element::with_text(name, text)));
+/// }
+/// assert_eq!(members.into_map(), arguments_from_element_owned(args, None));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Members {
+    map: Map,
+}
+
+impl Members {
+    /// No members yet (allocates nothing).
+    pub fn new() -> Self {
+        Members::default()
+    }
+
+    /// Adds the value of the child element `e` under its name (see [`value_from_element`]);
+    /// `source`, as for [`arguments_from_element_in`], makes mixed content verbatim.
+    pub fn push_element(&mut self, mut e: Element, source: Option<&str>) {
+        let name = std::mem::take(&mut e.name);
+        let v = value_from_element_owned(e, source);
+        self.push(name, v);
+    }
+
+    /// Adds a leaf child element named `name` whose content is the one text node `text` (empty:
+    /// an empty element), as [`push_element`](Self::push_element) would, without building it:
+    /// the text rule, then inference; the string moves into the value when it stays one.
+    pub fn push_text(&mut self, name: String, text: String) {
+        let text = owned_text_value(text);
+        let v = infer_non_string(trim_xml(&text)).unwrap_or(Value::String(text));
+        self.push(name, v);
+    }
+
+    /// The members pushed so far.
+    pub fn as_map(&self) -> &Map {
+        &self.map
+    }
+
+    /// The members as a map.
+    pub fn into_map(self) -> Map {
+        self.map
+    }
+
+    /// Whether nothing was pushed.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// A value under `name`, in order of first appearance: a name seen again turns its entry
+    /// into an array. A single element never converts to an array, so an array already in the
+    /// map can only come from such a repetition. (Not sized ahead: with one name repeated, that
+    /// would reserve a member per element, tests/memory.rs `empty-elements`.)
+    fn push(&mut self, name: String, v: Value) {
+        match self.map.entry(name) {
             indexmap::map::Entry::Vacant(slot) => {
                 slot.insert(v);
             }
@@ -122,7 +192,6 @@ fn members_owned(e: Element, source: Option<&str>) -> Map {
             },
         }
     }
-    m
 }
 
 fn leaf_value_owned(mut e: Element) -> Value {
@@ -134,19 +203,21 @@ fn leaf_value_owned(mut e: Element) -> Value {
     infer_non_string(trim_xml(&text)).unwrap_or(Value::String(text))
 }
 
+/// The text rule ([`text_value`]) on an owned text, in place: the kept part moved, not copied.
+fn owned_text_value(mut s: String) -> String {
+    let kept = text_value(&s);
+    let start = kept.as_ptr() as usize - s.as_ptr() as usize;
+    let end = start + kept.len();
+    s.truncate(end);
+    s.drain(..start);
+    s
+}
+
 /// The value text of a leaf, moved out of its one text node when it has only one.
 fn take_value_text(e: &mut Element) -> String {
     match e.children.as_mut_slice() {
         [Node::CData(s)] => std::mem::take(s),
-        [Node::Text(s)] => {
-            let kept = text_value(s);
-            let start = kept.as_ptr() as usize - s.as_ptr() as usize;
-            let end = start + kept.len();
-            let mut owned = std::mem::take(s);
-            owned.truncate(end);
-            owned.drain(..start);
-            owned
-        }
+        [Node::Text(s)] => owned_text_value(std::mem::take(s)),
         _ => element_value(e).into_owned(),
     }
 }

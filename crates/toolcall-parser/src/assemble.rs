@@ -91,7 +91,10 @@ pub(crate) struct CallCore {
     pub(crate) delta_argument: Option<Arc<str>>,
     /// The top-level argument names in order of first appearance, each with its first start:
     /// the offset of its start tag and the offset after it.
-    first_starts: Vec<(String, usize, usize)>,
+    /// (The names are ranges of `first_names`, which holds them one after another: one
+    /// allocation for a call's names, not one each.)
+    first_starts: Vec<(std::ops::Range<usize>, usize, usize)>,
+    first_names: String,
     /// The position of each name in `first_starts`: lookups stay O(1) with many names.
     names: NameIndex,
     /// Where the last top-level argument began.
@@ -102,6 +105,9 @@ pub(crate) struct CallCore {
     /// Where each (kind, argument) entry is in `repairs`: aggregation stays O(1) per repair.
     repair_index: HashMap<(RepairKind, Option<usize>), usize>,
 }
+
+/// The bytes first reserved for a call's argument names (`CallCore::first_names`).
+const FIRST_NAMES_ROOM: usize = 64;
 
 impl CallCore {
     pub(crate) fn new(index: usize, start: usize, tag_end: usize) -> Self {
@@ -115,11 +121,18 @@ impl CallCore {
 
     /// Records that a top-level argument `name` begins at `at` (its start tag ends at `end`).
     pub(crate) fn argument_started(&mut self, name: &str, at: usize, end: usize) {
-        let starts = &self.first_starts;
-        let first = match self.names.get_or_insert(name, |i| probed(&starts[i].0)) {
+        let (starts, names) = (&self.first_starts, &self.first_names);
+        let first = match (self.names).get_or_insert(name, |i| probed(&names[starts[i].0.clone()]))
+        {
             Ok(i) => i,
             Err(i) => {
-                self.first_starts.push((name.to_owned(), at, end));
+                let from = self.first_names.len();
+                if from == 0 {
+                    // Room for a call's usual names at once, rather than a doubling series.
+                    self.first_names.reserve(name.len().max(FIRST_NAMES_ROOM));
+                }
+                self.first_names.push_str(name);
+                (self.first_starts).push((from..self.first_names.len(), at, end));
                 i
             }
         };
@@ -130,7 +143,12 @@ impl CallCore {
 
     /// The position of the argument `name` in `first_starts`.
     fn argument_index(&self, name: &str) -> Option<usize> {
-        (self.names).get(name, |i| probed(&self.first_starts[i].0))
+        (self.names).get(name, |i| probed(self.first_name(i)))
+    }
+
+    /// The name of the argument at position `i` in `first_starts`.
+    fn first_name(&self, i: usize) -> &str {
+        &self.first_names[self.first_starts[i].0.clone()]
     }
 
     /// Records that the argument being read is complete: later repairs are not its.
@@ -179,6 +197,9 @@ fn probed(name: &str) -> &str {
 pub(crate) enum Arguments {
     /// Elements (`<tool>`'s `<arguments>`): typed by the schema, else by inference.
     Tree(Element),
+    /// Elements converted by inference as each closed (`<tool>`'s `<arguments>` when no schema
+    /// is given: the same map as [`Arguments::Tree`] gives then, without the tree).
+    Converted(Map),
     /// Raw text per argument (the Qwen3-Coder family): typed by the schema, else kept as text.
     Raw(Vec<RawArgument>),
     /// JSON as written (the legacy `<tool>{…}</tool>` form, Hermes).
@@ -488,7 +509,7 @@ impl Assembler {
             None => {
                 core.repair_index
                     .insert((kind, argument), core.repairs.len());
-                let name = argument.map(|i| core.first_starts[i].0.clone());
+                let name = argument.map(|i| core.first_name(i).to_owned());
                 core.repairs.push(Repair::new(kind, p, name));
             }
         }
@@ -942,6 +963,7 @@ impl Assembler {
                 legacy_json = self.dialect == Dialect::Tool;
                 map
             }
+            Arguments::Converted(map) => map,
             Arguments::Tree(args) => match prepared {
                 None => arg_types::tree::arguments_from_element_owned(args, Some(source)),
                 Some(prepared) => {

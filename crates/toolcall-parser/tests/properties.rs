@@ -656,3 +656,40 @@ proptest! {
         }
     }
 }
+
+/// A well-formed call, whole or cut short anywhere (an unterminated call, whose completed
+/// arguments are reported), or soup.
+fn calls_whole_or_cut() -> impl Strategy<Value = String> {
+    prop_oneof![
+        soup(),
+        (well_formed_call(), any::<usize>()).prop_map(|(call, cut)| {
+            let mut at = cut % (call.len() + 1);
+            while !call.is_char_boundary(at) {
+                at -= 1;
+            }
+            call[..at].to_owned()
+        }),
+        well_formed_call(),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// Without schemas, `<tool>`'s arguments are converted as each closes, a leaf of text
+    /// without becoming an element; with schemas, a tool that has none is read from the whole
+    /// tree. Both give the same calls, the same errors (with the arguments an unterminated
+    /// call had completed) and the same prose, one-shot and in any chunking.
+    #[test]
+    fn arguments_converted_as_they_close_are_the_tree_read_whole(
+        text in calls_whole_or_cut(),
+        cuts in prop::collection::vec(any::<usize>(), 0..6),
+    ) {
+        let converted = ParseOptions::default();
+        let tree = ParseOptions::default().with_schemas(toolcall_parser::ToolSchemas::default());
+        let whole = parse_with(&text, &converted);
+        prop_assert_eq!(&whole, &parse_with(&text, &tree));
+        prop_assert_eq!(&parse_split(&text, &cuts, &converted), &whole);
+        prop_assert_eq!(parse_split(&text, &cuts, &tree), whole);
+    }
+}

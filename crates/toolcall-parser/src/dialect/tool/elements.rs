@@ -221,7 +221,7 @@ impl ToolXml {
             {
                 top.has_text = true;
             }
-            let text = top.text_mut();
+            let text = &mut top.text;
             if let Some(c) = decoded {
                 text.push(c);
             }
@@ -252,7 +252,7 @@ impl ToolXml {
             return None;
         }
         let mut bare = std::mem::take(&mut self.bare_scratch);
-        let text = top.text_mut();
+        let text = &mut top.text;
         if text.is_empty() {
             // Decoding never lengthens text, so the bytes up to the next `<` bound this run:
             // one allocation instead of a doubling series for a large value.
@@ -262,11 +262,7 @@ impl ToolXml {
         let before = text.len();
         let (n, refs) = self.lexer.text_run(w, rel, base, is_final, text, &mut bare);
         let appended = text.len() - before;
-        let blank = is_blank(&text[before..]);
-        if text.is_empty() {
-            // The node `text_mut` created found nothing to hold.
-            top.element.children.pop();
-        } else if !blank {
+        if !is_blank(&text[before..]) {
             top.has_text = true;
         }
         top.refs |= refs;
@@ -277,13 +273,11 @@ impl ToolXml {
             } else {
                 call.delta_region()
             };
-            let top = call.stack.last().expect("a call has its <tool> frame");
-            match (region, top.element.children.last()) {
-                (DeltaRegion::AsText, Some(Node::Text(t))) => {
-                    call.core.delta.push_str(&t[t.len() - appended..]);
-                }
-                (DeltaRegion::Verbatim, _) => call.core.delta.push_str(&w[rel..rel + n]),
-                _ => {}
+            let t = &call.stack.last().expect("a call has its <tool> frame").text;
+            match region {
+                DeltaRegion::AsText => call.core.delta.push_str(&t[t.len() - appended..]),
+                DeltaRegion::Verbatim => call.core.delta.push_str(&w[rel..rel + n]),
+                DeltaRegion::None => {}
             }
         }
         for &at in &bare.first {
@@ -376,7 +370,7 @@ impl ToolXml {
                 // A section right after another joins it (`]]]]><![CDATA[>`, the split of `]]>`):
                 // the value is the same, and many sections cost one node. A section that begins
                 // a node counts as an element: nodes, not bytes, cost memory (§7).
-                let joins = matches!(call.top().element.children.last(), Some(Node::CData(_)));
+                let joins = call.top().ends_in_cdata();
                 if !joins && !self.asm.count_elements(w, base, &mut call.core, 1, at) {
                     self.mode = Mode::Skip;
                     return Some(Flow::Again);
@@ -385,7 +379,7 @@ impl ToolXml {
                 top.cdata = true;
                 top.has_text = true;
                 if !joins {
-                    top.element.children.push(Node::CData(String::new()));
+                    top.new_cdata("");
                 }
             }
             Lexeme::CData(t) => {
@@ -667,11 +661,10 @@ impl ToolXml {
             Role::ServerName | Role::ToolName => {
                 // Names are trimmed, then must be valid (docs/FORMAT.md §3.4): anything else is an
                 // error, never a call. An empty name is no name (`local`, or `missing_tool_name`).
-                let name = name_text(frame.element);
-                let tool = frame.role == Role::ToolName;
+                let (tool, at) = (frame.role == Role::ToolName, frame.tag_start);
+                let name = name_text(frame);
                 if !name.is_empty() && !is_valid_name(&name) {
                     let msg = invalid_name_message(&name, tool);
-                    let at = frame.tag_start;
                     return Some(self.fail(w, base, call, ErrorKind::InvalidToolName, msg, at));
                 }
                 if !tool {
@@ -686,7 +679,7 @@ impl ToolXml {
                     call.core.tool_name = Some(name);
                 }
             }
-            Role::Arguments => call.arguments = Some(frame.element),
+            Role::Arguments => call.arguments = Some(frame.into_element()),
             Role::Value => {
                 let parent_is_arguments = call.top().role == Role::Arguments;
                 if parent_is_arguments {
@@ -716,10 +709,22 @@ impl ToolXml {
                         });
                     }
                 }
-                call.top()
-                    .element
-                    .children
-                    .push(Node::Element(frame.element));
+                if parent_is_arguments && self.asm.opts.schemas.is_none() {
+                    // No schema to coerce the arguments by: each is converted as it closes
+                    // (`CallState::members`), a leaf of text without becoming an element.
+                    if frame.element.children.is_empty() {
+                        let name = std::mem::take(&mut frame.element.name);
+                        call.members.push_text(name, frame.text);
+                    } else {
+                        let source = call.core.start.checked_sub(base).and_then(|s| w.get(s..));
+                        call.members.push_element(frame.into_element(), source);
+                    }
+                } else {
+                    let element = frame.into_element();
+                    let parent = call.top();
+                    parent.flush_text();
+                    parent.element.children.push(Node::Element(element));
+                }
             }
         }
         None
@@ -877,12 +882,13 @@ fn layout_end(bytes: &[u8], from: usize) -> Result<Option<usize>, usize> {
     }
 }
 
-/// The trimmed text of a `<server_name>` or `<tool_name>` element. Its one text node (the usual
-/// case) is moved out, and copied only when blanks must be trimmed.
-fn name_text(mut element: xml_fallback::tree::Element) -> String {
-    let value = match element.children.as_mut_slice() {
-        [Node::Text(t)] => std::mem::take(t),
-        _ => xml_fallback::text::element_value(&element).into_owned(),
+/// The trimmed text of a `<server_name>` or `<tool_name>` element. Its text (the usual case:
+/// it has no other child) is moved out, and copied only when blanks must be trimmed.
+fn name_text(frame: Frame) -> String {
+    let value = if frame.element.children.is_empty() {
+        frame.text
+    } else {
+        xml_fallback::text::element_value(&frame.into_element()).into_owned()
     };
     let trimmed = xml_fallback::text::trim_xml(&value);
     if trimmed.len() == value.len() {

@@ -93,7 +93,7 @@ impl ToolXml {
         n: usize,
         out: &mut Vec<StreamEvent>,
     ) -> Flow {
-        let partial = partial_arguments(call);
+        let partial = partial_arguments(w, base, call);
         self.asm.unterminated(
             w,
             base,
@@ -104,7 +104,7 @@ impl ToolXml {
         );
         let fenced = call.core.fenced;
         let finished = std::mem::replace(call, CallState::new(0, at, at + n));
-        self.emit_call(w, base, finished, at, out);
+        call.stack = self.emit_call(w, base, finished, at, out);
         self.asm.prose_start = at;
         self.lexer.reset();
         if !self.asm.may_begin_call(w, base, at, out) {
@@ -116,7 +116,7 @@ impl ToolXml {
         let mut next = CallState::new(self.asm.next_index(), at, at + n);
         // A call begun inside a call stands where it did: in a fence or not.
         next.core.fenced = fenced;
-        self.call = Some(Box::new(next));
+        self.call = Some(self.boxed(next));
         self.pos = at + n;
         self.mode = Mode::AfterToolTag;
         Flow::Again
@@ -132,7 +132,8 @@ impl ToolXml {
         out: &mut Vec<StreamEvent>,
     ) {
         let finished = std::mem::replace(call, CallState::new(0, end, end));
-        self.emit_call(w, base, finished, end, out);
+        // The open elements' stack stays with the box, for the next call (`ToolXml::boxed`).
+        call.stack = self.emit_call(w, base, finished, end, out);
         self.back_to_prose(end);
     }
 
@@ -159,7 +160,8 @@ impl ToolXml {
         self.lexer.reset();
     }
 
-    /// Emits the finished call: the error it had, or the call built from its parts.
+    /// Emits the finished call: the error it had, or the call built from its parts. Gives back
+    /// its stack, emptied, for the next call to reuse.
     pub(super) fn emit_call(
         &mut self,
         w: &str,
@@ -167,14 +169,20 @@ impl ToolXml {
         mut call: CallState,
         end: usize,
         out: &mut Vec<StreamEvent>,
-    ) {
+    ) -> Vec<Frame> {
         flush_delta_call(&mut self.asm, w, base, &mut call, out);
-        let args = call
-            .arguments
-            .take()
-            .unwrap_or_else(|| Element::new("arguments"));
+        let arguments = if self.asm.opts.schemas.is_none() {
+            Arguments::Converted(call.members.into_map())
+        } else {
+            // Its name, known by its role while it was read, written out for the schema's reader.
+            let mut args = call.arguments.take().unwrap_or_default();
+            args.name = ARGUMENTS.into();
+            Arguments::Tree(args)
+        };
         self.asm
-            .finish_call(w, base, call.core, Arguments::Tree(args), end, out);
+            .finish_call(w, base, call.core, arguments, end, out);
+        call.stack.clear();
+        call.stack
     }
 
     // ----- argument deltas ---------------------------------------------------------------
@@ -283,13 +291,20 @@ pub(super) fn note_argument_end(
     }
 }
 
-/// What an unterminated call had parsed: its completed top-level arguments, as JSON.
-pub(super) fn partial_arguments(call: &CallState) -> Option<serde_json::Value> {
-    let args = match (&call.arguments, call.open_arguments()) {
-        (Some(done), _) => done,
-        (None, Some(open)) => open,
+/// What an unterminated call had parsed: its completed top-level arguments, as JSON, converted
+/// as a finished call's are without a schema (mixed content verbatim from the call's source).
+pub(super) fn partial_arguments(
+    w: &str,
+    base: usize,
+    call: &CallState,
+) -> Option<serde_json::Value> {
+    let map = match (&call.arguments, call.open_arguments()) {
+        _ if !call.members.is_empty() => call.members.as_map().clone(),
+        (Some(done), _) | (None, Some(done)) => {
+            let source = call.core.start.checked_sub(base).and_then(|s| w.get(s..));
+            arg_types::tree::arguments_from_element_in(done, source)
+        }
         _ => return None,
     };
-    let map = arg_types::tree::arguments_from_element(args);
     Some(serde_json::Value::from(arg_types::Value::Object(map)))
 }

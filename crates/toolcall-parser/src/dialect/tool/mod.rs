@@ -24,6 +24,7 @@ use std::sync::Arc;
 use xml_fallback::tree::{Element, Node};
 
 const TOOL: &str = "tool";
+const ARGUMENTS: &str = "arguments";
 
 mod elements;
 mod ending;
@@ -76,7 +77,12 @@ enum Role {
 /// An open element.
 #[derive(Debug)]
 struct Frame {
+    /// Its name, attributes and the children before [`text`](Self::text).
     element: Element,
+    /// The text after its last child node in `element` (all its text, for a leaf of text, the
+    /// usual value): kept apart, so that such a leaf is read without building a children
+    /// vector ([`Frame::flush_text`] moves it into `element` before any other child joins it).
+    text: String,
     role: Role,
     /// Absolute offset of its `<`.
     tag_start: usize,
@@ -98,11 +104,12 @@ impl Frame {
     fn new(name: &str, role: Role, tag_start: usize, content_start: usize) -> Self {
         // The structural elements' names are known by their role: not stored (see `name`).
         let stored = match role {
-            Role::Tool | Role::ServerName | Role::ToolName => "",
-            Role::Arguments | Role::Value => name,
+            Role::Tool | Role::ServerName | Role::ToolName | Role::Arguments => "",
+            Role::Value => name,
         };
         Frame {
             element: Element::new(stored),
+            text: String::new(),
             role,
             tag_start,
             content_start,
@@ -120,7 +127,8 @@ impl Frame {
             Role::Tool => TOOL,
             Role::ServerName => "server_name",
             Role::ToolName => "tool_name",
-            Role::Arguments | Role::Value => &self.element.name,
+            Role::Arguments => ARGUMENTS,
+            Role::Value => &self.element.name,
         }
     }
 
@@ -129,29 +137,27 @@ impl Frame {
     }
 
     fn push_text(&mut self, s: &str) {
-        match self.element.children.last_mut() {
-            Some(Node::Text(t)) => t.push_str(s),
-            _ => self.element.children.push(Node::Text(s.to_owned())),
+        self.text.push_str(s);
+    }
+
+    /// Moves the pending text into the children, as a node of its own: before another child
+    /// joins it, and before the element is used whole.
+    fn flush_text(&mut self) {
+        if !self.text.is_empty() {
+            let text = std::mem::take(&mut self.text);
+            self.element.children.push(Node::Text(text));
         }
     }
 
-    /// The text node at the end of the children, created when the last child is not text.
-    #[inline(always)]
-    fn text_mut(&mut self) -> &mut String {
-        if !matches!(self.element.children.last(), Some(Node::Text(_))) {
-            self.new_text();
-        }
-        match self.element.children.last_mut() {
-            Some(Node::Text(t)) => t,
-            _ => unreachable!("a text node was just pushed"),
-        }
+    /// Whether its last child node is a CDATA section (no text after it).
+    fn ends_in_cdata(&self) -> bool {
+        self.text.is_empty() && matches!(self.element.children.last(), Some(Node::CData(_)))
     }
 
-    /// A new, empty text node (the cold half of [`text_mut`](Self::text_mut)).
-    #[cold]
-    #[inline(never)]
-    fn new_text(&mut self) {
-        self.element.children.push(Node::Text(String::new()));
+    /// The element, its text in its children.
+    fn into_element(mut self) -> Element {
+        self.flush_text();
+        self.element
     }
 
     /// Appends CDATA content to the last CDATA node, or to a new one ([`new_cdata`], out of line:
@@ -161,7 +167,7 @@ impl Frame {
     #[inline(always)]
     fn push_cdata(&mut self, s: &str) {
         match self.element.children.last_mut() {
-            Some(Node::CData(t)) => crate::stream::append(t, s),
+            Some(Node::CData(t)) if self.text.is_empty() => crate::stream::append(t, s),
             _ => self.new_cdata(s),
         }
     }
@@ -170,6 +176,7 @@ impl Frame {
     #[cold]
     #[inline(never)]
     fn new_cdata(&mut self, s: &str) {
+        self.flush_text();
         self.element.children.push(Node::CData(s.to_owned()));
     }
 }
@@ -179,7 +186,12 @@ impl Frame {
 struct CallState {
     core: CallCore,
     stack: Vec<Frame>,
+    /// The `<arguments>` element once closed; while no schema is given its top-level
+    /// arguments are in `members` instead (never in both).
     arguments: Option<Element>,
+    /// The top-level arguments converted as each closed, when no schema is given (nothing to
+    /// coerce the whole tree by).
+    members: arg_types::tree::Members,
     /// The tool's schema types the open top-level argument as a string: markup inside it is
     /// delivered in deltas as written (it is kept verbatim, docs/FORMAT.md §4 rule 5).
     string_argument: bool,
@@ -206,6 +218,7 @@ impl CallState {
             core: CallCore::new(index, start, tag_end),
             stack: Vec::new(),
             arguments: None,
+            members: arg_types::tree::Members::new(),
             string_argument: false,
             verbatim_upto: None,
         }
@@ -259,6 +272,9 @@ pub(crate) struct ToolXml {
     pos: usize,
     /// Boxed: the grammar takes the call out and puts it back around every handler.
     call: Option<Box<CallState>>,
+    /// The box of the last call ended, its stack emptied but keeping its capacity: the next
+    /// call is read in it ([`ToolXml::boxed`]), not in a new allocation.
+    spare: Option<Box<CallState>>,
     /// Bare `&`s found by the last text run (kept to reuse its allocation).
     bare_scratch: BareAmps,
     /// Markdown fences, tracked only when calls in fences are to be ignored.
@@ -299,6 +315,7 @@ impl ToolXml {
             mode: Mode::Prose,
             pos: 0,
             call: None,
+            spare: None,
             bare_scratch: BareAmps::default(),
             fence: Fence::default(),
         }
@@ -394,7 +411,7 @@ impl ToolXml {
                         Mode::AfterJson { start, end } => {
                             legacy::complete_arguments(&w[start - base..end - base])
                         }
-                        _ => ending::partial_arguments(&call),
+                        _ => ending::partial_arguments(w, base, &call),
                     };
                     self.asm.unterminated(
                         w,
@@ -428,6 +445,21 @@ impl ToolXml {
     fn put_back(&mut self, call: Box<CallState>) {
         if self.call.is_none() && !matches!(self.mode, Mode::Prose) {
             self.call = Some(call);
+        } else {
+            self.spare = Some(call);
+        }
+    }
+
+    /// `state` in a box: the spare one when there is one (its stack's capacity kept).
+    fn boxed(&mut self, state: CallState) -> Box<CallState> {
+        match self.spare.take() {
+            Some(mut spare) => {
+                let mut stack = std::mem::take(&mut spare.stack);
+                stack.clear();
+                *spare = CallState { stack, ..state };
+                spare
+            }
+            None => Box::new(state),
         }
     }
 }

@@ -75,7 +75,7 @@ impl ToolXml {
                     self.asm.emit_prose(w, base, base + at, out);
                     let mut call = CallState::new(self.asm.next_index(), base + at, base + at + n);
                     call.core.fenced = fenced;
-                    self.call = Some(Box::new(call));
+                    self.call = Some(self.boxed(call));
                     self.pos = base + at + n;
                     self.mode = Mode::AfterToolTag;
                     return Flow::Again;
