@@ -331,7 +331,13 @@ where
     N: AsRef<str> + Into<String>,
     T: AsRef<str> + Into<String>,
 {
-    let mut out = TypedArguments::default();
+    let args = args.into_iter();
+    // Sized by the arguments at once (they are held already, so this is no more memory than
+    // they take): one allocation each for the entries and the table, no growth.
+    let mut out = TypedArguments {
+        arguments: Map::with_capacity(args.size_hint().0),
+        mismatches: Vec::new(),
+    };
     for (name, text) in args {
         let found = property(name.as_ref());
         if matches!(found, Property::Absent) && additional == Some(&Json::Bool(false)) {
