@@ -192,6 +192,9 @@ struct OpenAIDeltas {
 #[derive(Debug)]
 struct Deltas {
     deltas: ToolCallDeltas,
+    /// The last chunk's deltas, handed back with the next (`feed_reusing`): their strings
+    /// become the next deltas', no allocation per chunk.
+    events: Vec<DeltaEvent>,
     offsets: CharOffsets<'static>,
     finished: bool,
 }
@@ -220,6 +223,7 @@ impl OpenAIDeltas {
         Ok(OpenAIDeltas {
             inner: Mutex::new(Deltas {
                 deltas: ToolCallDeltas::new(options),
+                events: Vec::new(),
                 offsets: CharOffsets::default(),
                 finished: false,
             }),
@@ -240,13 +244,13 @@ impl OpenAIDeltas {
         }
         let chunk = text_arg(py, chunk, "chunk")?;
         state.offsets.push(&chunk);
-        let events = if chunk.len() >= DETACH_BYTES {
-            let deltas = &mut state.deltas;
-            py.detach(|| deltas.feed(&chunk))
+        let Deltas { deltas, events, .. } = state;
+        if chunk.len() >= DETACH_BYTES {
+            py.detach(|| deltas.feed_reusing(&chunk, events));
         } else {
-            state.deltas.feed(&chunk)
-        };
-        deltas_to_py(py, &events, &mut state.offsets)
+            deltas.feed_reusing(&chunk, events);
+        }
+        deltas_to_py(py, &state.events, &mut state.offsets)
     }
 
     /// Ends the input; calling it again returns no events.
@@ -257,6 +261,7 @@ impl OpenAIDeltas {
             return Ok(PyList::empty(py));
         }
         state.finished = true;
+        state.events = Vec::new();
         let events = state.deltas.finish();
         deltas_to_py(py, &events, &mut state.offsets)
     }

@@ -1,6 +1,7 @@
 //! OpenAI-style streamed `tool_calls` deltas (`bridge::openai::ToolCallDeltas`): for every
 //! chunking, each call's fragments concatenate to the compact JSON of its final arguments and
-//! the calls equal the one-shot parse; string values stream as they arrive.
+//! the calls equal the one-shot parse; string values stream as they arrive; handing each chunk's
+//! deltas back (`feed_reusing`) changes none of them.
 
 use proptest::prelude::*;
 use serde_json::Value as Json;
@@ -22,13 +23,24 @@ fn stream(text: &str, opts: &ParseOptions, cuts: &[usize]) -> Vec<(String, Strin
         .collect();
     points.sort_unstable();
     let mut d = ToolCallDeltas::new(opts.clone());
+    // A second stream hands each chunk's deltas back with the next (`feed_reusing`): it must
+    // make exactly the same deltas, chunk by chunk.
+    let (mut reusing, mut reused) = (ToolCallDeltas::new(opts.clone()), Vec::new());
     let mut events = Vec::new();
     let mut last = 0;
     for p in points.into_iter().chain([text.len()]) {
-        events.extend(d.feed(&text[last..p]));
+        let fed = d.feed(&text[last..p]);
+        reusing.feed_reusing(&text[last..p], &mut reused);
+        assert_eq!(
+            fed, reused,
+            "feed_reusing differs from feed at {last}..{p} of {text:?}"
+        );
+        events.extend(fed);
         last = p;
     }
-    events.extend(d.finish());
+    let finished = d.finish();
+    assert_eq!(finished, reusing.finish());
+    events.extend(finished);
     let mut calls: Vec<(String, String, bool)> = Vec::new();
     for e in events {
         match e {

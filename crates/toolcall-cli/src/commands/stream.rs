@@ -147,17 +147,43 @@ fn openai(
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut failed = false;
-    let mut print = |events: Vec<DeltaEvent>, out: &mut dyn Write| -> Result<()> {
-        for e in &events {
-            let line = match e {
-                DeltaEvent::Content { text } => json!({ "content": text }),
-                DeltaEvent::Reasoning { text } => json!({ "reasoning": text }),
-                DeltaEvent::ToolCallStart { index, id, name } => json!({"tool_calls": [{
-                    "index": index, "id": id, "type": "function",
-                    "function": {"name": name, "arguments": ""}}]}),
-                DeltaEvent::Arguments { index, fragment } => json!({"tool_calls": [{
-                    "index": index, "function": {"arguments": fragment}}]}),
-                DeltaEvent::CallDone { index } => json!({"tool_call_done": {"index": index}}),
+    // The deltas of the last chunk, handed back with the next (`feed_reusing`), and one line
+    // buffer: the frequent lines (content, reasoning, argument fragments) are written here
+    // directly, the others through serde_json.
+    let mut events = Vec::new();
+    let mut line = String::new();
+    let mut print = |events: &[DeltaEvent], out: &mut dyn Write| -> Result<()> {
+        use std::fmt::Write as _;
+        use toolcall::args::value::push_json_str;
+        for e in events {
+            line.clear();
+            match e {
+                DeltaEvent::Content { text } => {
+                    line.push_str("{\"content\":");
+                    push_json_str(&mut line, text);
+                    line.push('}');
+                }
+                DeltaEvent::Reasoning { text } => {
+                    line.push_str("{\"reasoning\":");
+                    push_json_str(&mut line, text);
+                    line.push('}');
+                }
+                DeltaEvent::Arguments { index, fragment } => {
+                    line.push_str("{\"tool_calls\":[{\"index\":");
+                    let _ = write!(line, "{index}");
+                    line.push_str(",\"function\":{\"arguments\":");
+                    push_json_str(&mut line, fragment);
+                    line.push_str("}}]}");
+                }
+                DeltaEvent::ToolCallStart { index, id, name } => {
+                    line = json!({"tool_calls": [{
+                        "index": index, "id": id, "type": "function",
+                        "function": {"name": name, "arguments": ""}}]})
+                    .to_string();
+                }
+                DeltaEvent::CallDone { index } => {
+                    line = json!({"tool_call_done": {"index": index}}).to_string();
+                }
                 DeltaEvent::CallFailed {
                     index,
                     message,
@@ -165,11 +191,17 @@ fn openai(
                 } => {
                     failed = true;
                     let error = error.as_deref().map(error_json);
-                    json!({"tool_call_failed": {"index": index, "message": message, "error": error}})
+                    line = json!({"tool_call_failed": {"index": index, "message": message, "error": error}})
+                        .to_string();
                 }
-                other => serde_json::to_value(other).unwrap_or(Value::Null),
-            };
-            writeln!(out, "{line}")?;
+                other => {
+                    line = serde_json::to_value(other)
+                        .unwrap_or(Value::Null)
+                        .to_string()
+                }
+            }
+            line.push('\n');
+            out.write_all(line.as_bytes())?;
         }
         if !events.is_empty() {
             out.flush()?;
@@ -180,7 +212,8 @@ fn openai(
         Some(path) if !is_stdin(path) => {
             let text = read_input(Some(path))?;
             for piece in chunks(&text, chunk) {
-                print(deltas.feed(piece), &mut out)?;
+                deltas.feed_reusing(piece, &mut events);
+                print(&events, &mut out)?;
             }
         }
         _ => {
@@ -205,16 +238,18 @@ fn openai(
                 let text = String::from_utf8_lossy(&pending[..valid]).into_owned();
                 pending.drain(..valid);
                 for piece in chunks(&text, chunk) {
-                    print(deltas.feed(piece), &mut out)?;
+                    deltas.feed_reusing(piece, &mut events);
+                    print(&events, &mut out)?;
                 }
             }
             if !pending.is_empty() {
                 let text = String::from_utf8_lossy(&pending).into_owned();
-                print(deltas.feed(&text), &mut out)?;
+                deltas.feed_reusing(&text, &mut events);
+                print(&events, &mut out)?;
             }
         }
     }
-    print(deltas.finish(), &mut out)?;
+    print(&deltas.finish(), &mut out)?;
     Ok(if failed {
         Exit::InputErrors
     } else {

@@ -48,7 +48,7 @@ use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::Arc;
 use toolcall_parser::{
-    Dialect, Map, ParseError, ParseOptions, StreamEvent, StreamParser, ToolCall, Value,
+    Dialect, ParseError, ParseOptions, StreamEvent, StreamParser, ToolCall, Value,
 };
 use xml_fallback::name_index::NameIndex;
 
@@ -280,7 +280,17 @@ pub struct ToolCallDeltas {
     spent: Vec<StreamEvent>,
     /// An empty buffer for the next chunk's spent deltas (its capacity kept).
     spare: Vec<StreamEvent>,
+    /// Fragments of events handed back ([`ToolCallDeltas::feed_reusing`]), emptied, for the
+    /// next fragments: at most [`FRAGMENTS_KEPT`], of at most [`MAX_KEPT_CAPACITY`] bytes.
+    fragments: Vec<String>,
 }
+
+/// Fragment buffers kept for reuse at most: a chunk makes one or two fragments.
+const FRAGMENTS_KEPT: usize = 4;
+
+/// The largest capacity of a fragment buffer kept for reuse (a larger one, from a long chunk or
+/// a call's last fragment, is freed), so that what is kept stays bounded.
+const MAX_KEPT_CAPACITY: usize = 4096;
 
 impl ToolCallDeltas {
     /// A stream with these parse options (dialect, schemas, reasoning).
@@ -292,29 +302,75 @@ impl ToolCallDeltas {
             next_index: 0,
             spent: Vec::new(),
             spare: Vec::new(),
+            fragments: Vec::new(),
         }
     }
 
     /// Reads the next chunk; returns the deltas it made certain.
     pub fn feed(&mut self, chunk: &str) -> Vec<DeltaEvent> {
-        let mut events = std::mem::take(&mut self.spent);
-        self.parser.feed_reusing(chunk, &mut events);
-        self.translate(events)
+        let mut out = Vec::new();
+        self.feed_reusing(chunk, &mut out);
+        out
+    }
+
+    /// Like [`feed`](Self::feed), but `events` first gives back the last chunk's deltas: they are
+    /// dropped, and their strings (fragments, content, reasoning) become this chunk's, which
+    /// `events` holds on return. A server that reads each chunk's deltas by reference (to
+    /// write them out) and feeds the next chunk with the same `Vec` allocates neither a vector
+    /// nor a fragment per chunk once streaming runs. What is kept between chunks is bounded (a
+    /// few strings of at most 4 KiB), and the deltas are exactly those `feed` returns.
+    ///
+    /// ```
+    /// use toolcall::bridge::openai::{DeltaEvent, ToolCallDeltas};
+    /// use toolcall::parser::{Dialect, ParseOptions};
+    /// let mut deltas = ToolCallDeltas::new(ParseOptions::new().with_dialect(Dialect::Qwen3Coder));
+    /// let (mut events, mut arguments) = (Vec::new(), String::new());
+    /// let reply = "<tool_call>\n<function=w>\n<parameter=path>\na.rs\n</parameter>\n</function>\n</tool_call>";
+    /// for piece in reply.as_bytes().chunks(4) {
+    ///     deltas.feed_reusing(std::str::from_utf8(piece).unwrap(), &mut events);
+    ///     for e in &events {
+    ///         if let DeltaEvent::Arguments { fragment, .. } = e {
+    ///             arguments.push_str(fragment);
+    ///         }
+    ///     }
+    /// }
+    /// for e in deltas.finish() {
+    ///     if let DeltaEvent::Arguments { fragment, .. } = e {
+    ///         arguments.push_str(&fragment);
+    ///     }
+    /// }
+    /// assert_eq!(arguments, r#"{"path":"a.rs"}"#);
+    /// ```
+    pub fn feed_reusing(&mut self, chunk: &str, events: &mut Vec<DeltaEvent>) {
+        let mut parsed = std::mem::take(&mut self.spent);
+        for e in events.drain(..) {
+            match e {
+                DeltaEvent::Arguments { fragment, .. } => {
+                    keep_fragment(&mut self.fragments, fragment)
+                }
+                // The parser takes these back as it takes its own events' strings.
+                DeltaEvent::Content { text } => parsed.push(StreamEvent::Prose { text }),
+                DeltaEvent::Reasoning { text } => parsed.push(StreamEvent::Reasoning { text }),
+                _ => {}
+            }
+        }
+        self.parser.feed_reusing(chunk, &mut parsed);
+        self.translate(parsed, events);
     }
 
     /// Ends the input.
     pub fn finish(&mut self) -> Vec<DeltaEvent> {
         let events = self.parser.finish();
-        let out = self.translate(events);
+        let mut out = Vec::new();
+        self.translate(events, &mut out);
         // No chunk follows to take the last deltas' strings back.
         self.spent.clear();
         out
     }
 
-    /// The deltas of a chunk's events; the argument deltas, whose text is only read, are kept
-    /// for the next chunk (`spent`).
-    fn translate(&mut self, mut events: Vec<StreamEvent>) -> Vec<DeltaEvent> {
-        let mut out = Vec::new();
+    /// The deltas of a chunk's events, into `out`; the argument deltas, whose text is only read,
+    /// are kept for the next chunk (`spent`).
+    fn translate(&mut self, mut events: Vec<StreamEvent>, out: &mut Vec<DeltaEvent>) {
         let mut spent = std::mem::take(&mut self.spare);
         for e in events.drain(..) {
             if let StreamEvent::ArgumentDelta {
@@ -323,15 +379,14 @@ impl ToolCallDeltas {
                 text,
             } = &e
             {
-                self.argument_delta(*index, argument, text, &mut out);
+                self.argument_delta(*index, argument, text, out);
                 spent.push(e);
             } else {
-                self.event(e, &mut out);
+                self.event(e, out);
             }
         }
         self.spare = events;
         self.spent = spent;
-        out
     }
 
     /// The dialect of call `index`, whose rules its argument events follow.
@@ -399,7 +454,7 @@ impl ToolCallDeltas {
                     (call.tool.as_deref()).and_then(|tool| self.options.schemas()?.prepared(tool));
                 close_argument(&mut call.open, schema, &mut fragment);
                 fragment.push(if call.sent.is_empty() { '{' } else { ',' });
-                push_json_string(&mut fragment, &argument);
+                arg_types::value::push_json_str(&mut fragment, &argument);
                 fragment.push(':');
                 if streams {
                     fragment.push('"');
@@ -457,29 +512,33 @@ impl ToolCallDeltas {
         text: &str,
         out: &mut Vec<DeltaEvent>,
     ) {
-        if self.dialect_of(index) == Dialect::Tool {
-            let Some(call) = self.calls.get_mut(&index).filter(|c| !c.held) else {
+        let Some(call) = self.calls.get_mut(&index) else {
+            return;
+        };
+        let dialect = call.dialect.unwrap_or(self.options.dialect());
+        let Some(delta) = call.index else { return };
+        if dialect == Dialect::Tool {
+            if call.held {
                 return;
-            };
-            let Some(delta) = call.index else { return };
+            }
             let Some(open) = call.open.as_mut().filter(|o| o.name == *argument) else {
                 return;
             };
             open.text.push_str(text);
             open.settling.append(&open.text, text);
-            let mut fragment = String::new();
-            push_json_string_body(&mut fragment, open.settling.take(&open.text));
-            send(call, delta, fragment, out);
-        } else if self.exact(index) {
-            let Some(call) = self.calls.get_mut(&index) else {
+            let settled = open.settling.take(&open.text);
+            if settled.is_empty() {
                 return;
-            };
-            let Some(delta) = call.index else { return };
+            }
+            let mut fragment = take_fragment(&mut self.fragments);
+            push_json_string_body(&mut fragment, settled);
+            send(call, delta, fragment, out);
+        } else if dialect.exact_argument_deltas() {
             let Some(open) = call.open.as_mut().filter(|o| o.name == *argument) else {
                 return;
             };
             if open.streams {
-                let mut fragment = String::new();
+                let mut fragment = take_fragment(&mut self.fragments);
                 push_json_string_body(&mut fragment, text);
                 send(call, delta, fragment, out);
             } else {
@@ -505,13 +564,16 @@ impl ToolCallDeltas {
                 d
             }
         };
-        let full = arguments_json(&done.arguments);
+        let mut full = String::with_capacity(call.sent.len() + 16);
+        arg_types::value::push_json_object(&mut full, &done.arguments);
         match full.strip_prefix(call.sent.as_str()) {
             Some(rest) => {
                 if !rest.is_empty() {
+                    let mut fragment = take_fragment(&mut self.fragments);
+                    fragment.push_str(rest);
                     out.push(DeltaEvent::Arguments {
                         index: delta,
-                        fragment: rest.to_owned(),
+                        fragment,
                     });
                 }
                 out.push(DeltaEvent::CallDone { index: delta });
@@ -569,7 +631,7 @@ impl ToolCallDeltas {
             fragment.push('"');
         }
         fragment.push(if call.sent.is_empty() { '{' } else { ',' });
-        push_json_string(&mut fragment, &argument);
+        arg_types::value::push_json_str(&mut fragment, &argument);
         fragment.push_str(":\"");
         call.open = Some(OpenArgument {
             name: argument,
@@ -621,7 +683,7 @@ fn close_argument(
         (None, Some(s)) => s.type_raw_argument(&open.name, open.text),
         (None, None) => arg_types::raw::type_raw(open.text, None, &serde_json::Value::Null).value,
     };
-    fragment.push_str(&serde_json::to_string(&value).unwrap_or_else(|_| "null".into()));
+    arg_types::value::push_json(fragment, &value);
 }
 
 /// Sends `fragment` (if not empty) as arguments of the call with delta index `delta`.
@@ -636,13 +698,6 @@ fn send(call: &mut CallState, delta: usize, fragment: String, out: &mut Vec<Delt
     });
 }
 
-/// `s` as a JSON string, quoted, escaped as serde_json escapes it.
-fn push_json_string(out: &mut String, s: &str) {
-    out.push('"');
-    push_json_string_body(out, s);
-    out.push('"');
-}
-
 /// `s` as the inside of a JSON string, escaped as serde_json escapes it.
 fn push_json_string_body(out: &mut String, s: &str) {
     // Room for the text and some escapes at once (a streamed chunk of code holds a quote or a
@@ -652,10 +707,18 @@ fn push_json_string_body(out: &mut String, s: &str) {
     let _ = arg_types::value::write_json_str_contents(out, s);
 }
 
-/// The compact JSON of a call's arguments, as `ToolCall` serializes them.
-fn arguments_json(arguments: &Map) -> String {
-    // `Map` serializes as `Value::Object` does (and as `ToolCall` writes its arguments).
-    serde_json::to_string(arguments).unwrap_or_default()
+/// An empty string for a fragment: one handed back when there is one.
+fn take_fragment(kept: &mut Vec<String>) -> String {
+    kept.pop().unwrap_or_default()
+}
+
+/// Keeps `fragment`'s buffer for a next fragment, within the bounds (a larger or an extra one is
+/// freed).
+fn keep_fragment(kept: &mut Vec<String>, mut fragment: String) {
+    if kept.len() < FRAGMENTS_KEPT && fragment.capacity() <= MAX_KEPT_CAPACITY {
+        fragment.clear();
+        kept.push(fragment);
+    }
 }
 
 #[cfg(test)]
