@@ -466,6 +466,28 @@ fn unterminated_call_at_the_end_carries_what_was_parsed() {
     assert_eq!(r.prose(), "Sure.\n");
 }
 
+/// `partial` is what `<arguments>` held when the call was cut: nothing before it opens, `{}`
+/// once it is open and empty, with schemas given (the tree read whole) or not (each argument
+/// converted as it closes), in a cut before it or inside it and at a new `<tool>`.
+#[test]
+fn partial_arguments_are_none_before_arguments_open() {
+    let with_schemas = ParseOptions::new().with_schemas(toolcall_parser::ToolSchemas::default());
+    for options in [ParseOptions::new(), with_schemas] {
+        for (text, want) in [
+            ("<tool><tool_name>x</tool_name>", None),
+            ("<tool><tool_name>x</tool_name><tool>", None),
+            ("<tool><tool_name>x</tool_name><arguments>", Some(json!({}))),
+            ("<tool><tool_name>x</tool_name><arguments><a>1</a><b>", Some(json!({"a": 1}))),
+            ("<tool><arguments></arguments><tool_name>x</tool_name>", Some(json!({}))),
+        ] {
+            let r = toolcall_parser::parse_with(text, &options);
+            let e = r.errors()[0];
+            assert_eq!(e.kind, ErrorKind::UnterminatedCall, "{text}");
+            assert_eq!(e.partial, want, "{text}");
+        }
+    }
+}
+
 #[test]
 fn missing_tool_name() {
     let r = parse("<tool><arguments><a>1</a></arguments></tool>");

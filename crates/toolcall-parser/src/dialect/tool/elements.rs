@@ -709,7 +709,7 @@ impl ToolXml {
                         });
                     }
                 }
-                if parent_is_arguments && self.asm.opts.schemas.is_none() {
+                if parent_is_arguments && self.converts_as_arguments_close() {
                     // No schema to coerce the arguments by: each is converted as it closes
                     // (`CallState::members`), a leaf of text without becoming an element.
                     if frame.element.children.is_empty() {

@@ -93,7 +93,7 @@ impl ToolXml {
         n: usize,
         out: &mut Vec<StreamEvent>,
     ) -> Flow {
-        let partial = partial_arguments(w, base, call);
+        let partial = self.partial_arguments(w, base, call);
         self.asm.unterminated(
             w,
             base,
@@ -171,7 +171,7 @@ impl ToolXml {
         out: &mut Vec<StreamEvent>,
     ) -> Vec<Frame> {
         flush_delta_call(&mut self.asm, w, base, &mut call, out);
-        let arguments = if self.asm.opts.schemas.is_none() {
+        let arguments = if self.converts_as_arguments_close() {
             Arguments::Converted(call.members.into_map())
         } else {
             // Its name, known by its role while it was read, written out for the schema's reader.
@@ -192,6 +192,26 @@ impl ToolXml {
         if let Some(call) = self.call.as_mut() {
             flush_delta_call(&mut self.asm, w, base, call, out);
         }
+    }
+
+    /// What an unterminated call had parsed: its completed top-level arguments, as JSON,
+    /// converted as a finished call's are without a schema (mixed content verbatim from the
+    /// call's source).
+    pub(super) fn partial_arguments(
+        &self,
+        w: &str,
+        base: usize,
+        call: &CallState,
+    ) -> Option<serde_json::Value> {
+        // None before `<arguments>` opens.
+        let done = call.arguments.as_ref().or(call.open_arguments())?;
+        let map = if self.converts_as_arguments_close() {
+            call.members.as_map().clone()
+        } else {
+            let source = call.core.start.checked_sub(base).and_then(|s| w.get(s..));
+            arg_types::tree::arguments_from_element_in(done, source)
+        };
+        Some(serde_json::Value::from(arg_types::Value::Object(map)))
     }
 
     pub(super) fn flush_delta_of(
@@ -289,22 +309,4 @@ pub(super) fn note_argument_end(
             argument,
         });
     }
-}
-
-/// What an unterminated call had parsed: its completed top-level arguments, as JSON, converted
-/// as a finished call's are without a schema (mixed content verbatim from the call's source).
-pub(super) fn partial_arguments(
-    w: &str,
-    base: usize,
-    call: &CallState,
-) -> Option<serde_json::Value> {
-    let map = match (&call.arguments, call.open_arguments()) {
-        _ if !call.members.is_empty() => call.members.as_map().clone(),
-        (Some(done), _) | (None, Some(done)) => {
-            let source = call.core.start.checked_sub(base).and_then(|s| w.get(s..));
-            arg_types::tree::arguments_from_element_in(done, source)
-        }
-        _ => return None,
-    };
-    Some(serde_json::Value::from(arg_types::Value::Object(map)))
 }

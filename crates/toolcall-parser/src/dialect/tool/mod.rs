@@ -411,7 +411,7 @@ impl ToolXml {
                         Mode::AfterJson { start, end } => {
                             legacy::complete_arguments(&w[start - base..end - base])
                         }
-                        _ => ending::partial_arguments(w, base, &call),
+                        _ => self.partial_arguments(w, base, &call),
                     };
                     self.asm.unterminated(
                         w,
@@ -448,6 +448,13 @@ impl ToolXml {
         } else {
             self.spare = Some(call);
         }
+    }
+
+    /// Whether a call's top-level arguments are converted as each closes (`CallState::members`)
+    /// rather than kept as the tree of `<arguments>`: when no schema is given, there is no
+    /// coercion to read the whole tree.
+    fn converts_as_arguments_close(&self) -> bool {
+        self.asm.opts.schemas.is_none()
     }
 
     /// `state` in a box: the spare one when there is one (its stack's capacity kept).
