@@ -4,7 +4,8 @@
 //!   end, no call both completes and fails;
 //! - the calls that complete are the one-shot parse's calls, in order, by name, and each call's
 //!   fragments concatenate, byte for byte, to the compact JSON of its one-shot arguments;
-//! - content and reasoning deltas are the one-shot prose and reasoning.
+//! - content and reasoning deltas are the one-shot prose and reasoning;
+//! - handing each chunk's deltas back (`feed_reusing`) changes none of them.
 //!
 //! Byte 0 chooses the dialect (its low bits) and whether the reasoning channel is on (bit 7),
 //! with the `flag` policy (bit 6); byte 1 the chunk size (1 to 32 bytes); the rest is the text.
@@ -43,11 +44,23 @@ fuzz_target!(|data: &[u8]| {
     let chunk = 1 + usize::from(size % 32);
 
     let mut deltas = ToolCallDeltas::new(opts.clone());
+    // A second stream hands each chunk's deltas back with the next: the same deltas, chunk by
+    // chunk.
+    let (mut reusing, mut reused) = (ToolCallDeltas::new(opts.clone()), Vec::new());
     let mut events = Vec::new();
     for piece in chunks(text, chunk) {
-        events.extend(deltas.feed(piece));
+        let fed = deltas.feed(piece);
+        reusing.feed_reusing(piece, &mut reused);
+        assert_eq!(fed, reused, "feed_reusing differs from feed");
+        events.extend(fed);
     }
-    events.extend(deltas.finish());
+    let finished = deltas.finish();
+    assert_eq!(
+        finished,
+        reusing.finish(),
+        "finish after feed_reusing differs"
+    );
+    events.extend(finished);
 
     let mut calls: Vec<Streamed> = Vec::new();
     let (mut content, mut reasoning) = (String::new(), String::new());

@@ -415,8 +415,7 @@ fn push_i64(out: &mut String, i: i64) {
     if i < 0 {
         out.push('-');
     }
-    // ASCII digits are UTF-8.
-    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
 }
 
 /// [`push_json`] of an object's members: `{"name":value,…}`, as serde_json writes a [`Map`].
@@ -444,8 +443,15 @@ pub fn push_json_object(out: &mut String, members: &Map) {
 pub fn push_json_str(out: &mut String, s: &str) {
     out.reserve(s.len() + 2);
     out.push('"');
-    // Writing to a `String` cannot fail.
-    let _ = write_json_str_contents(out, s);
+    let bytes = s.as_bytes();
+    // A short string (a name, a number's text) with nothing to escape, the usual one, is
+    // checked by one loop and copied whole.
+    if bytes.len() < 8 && !bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push_str(s);
+    } else {
+        // Writing to a `String` cannot fail.
+        let _ = write_json_str_contents(out, s);
+    }
     out.push('"');
 }
 

@@ -477,8 +477,14 @@ fn partial_arguments_are_none_before_arguments_open() {
             ("<tool><tool_name>x</tool_name>", None),
             ("<tool><tool_name>x</tool_name><tool>", None),
             ("<tool><tool_name>x</tool_name><arguments>", Some(json!({}))),
-            ("<tool><tool_name>x</tool_name><arguments><a>1</a><b>", Some(json!({"a": 1}))),
-            ("<tool><arguments></arguments><tool_name>x</tool_name>", Some(json!({}))),
+            (
+                "<tool><tool_name>x</tool_name><arguments><a>1</a><b>",
+                Some(json!({"a": 1})),
+            ),
+            (
+                "<tool><arguments></arguments><tool_name>x</tool_name>",
+                Some(json!({})),
+            ),
         ] {
             let r = toolcall_parser::parse_with(text, &options);
             let e = r.errors()[0];
