@@ -417,15 +417,15 @@ impl Assembler {
             self.repair(w, base, core, RepairKind::DuplicateArgument, at);
         }
         core.argument_started(&name, at, end);
-        if self.emit_deltas {
+        // A name given again sends no deltas: what was streamed of the first value stays true.
+        core.delta_argument = None;
+        if self.emit_deltas && !duplicate {
             let shared = self.names.get(&name);
-            if !duplicate {
-                out.push(StreamEvent::ArgumentStarted {
-                    index: core.index,
-                    argument: Arc::clone(&shared),
-                    string,
-                });
-            }
+            out.push(StreamEvent::ArgumentStarted {
+                index: core.index,
+                argument: Arc::clone(&shared),
+                string,
+            });
             core.delta_argument = Some(shared);
         }
         Some((name.into_owned(), duplicate))

@@ -1796,3 +1796,43 @@ fn root_alternatives_name_and_type_the_parameters() {
     assert_eq!(args["a"].as_str(), Some("x"));
     assert_eq!(args["n"], toolcall_parser::Value::Int(5));
 }
+
+/// docs/FORMAT.md §4: a repair of the call itself names no argument (`argument: null`), also
+/// when an argument closed just before it. The raw-text dialects end an argument in one place
+/// (`RawValue::close`, and MiniMax-M3's top-level close), which ends its repairs; before, the
+/// invoke family and Kimi-K3 named the last argument for a missing call closer.
+#[test]
+fn a_repair_of_the_call_after_an_argument_names_no_argument() {
+    // MiniMax-M3's markup: each tag after its marker (tests/minimax_m3.rs).
+    let m3 = "§<tool_call>§<invoke name=\"f\">§<a>1§</a>§</tool_call>after"
+        .replace('§', "]<]minimax[>[");
+    for (dialect, text) in [
+        (
+            Dialect::Qwen3Coder,
+            "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</tool_call>after",
+        ),
+        (
+            Dialect::MinimaxM2,
+            "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"a\">1</parameter>\n\
+             </minimax:tool_call>after",
+        ),
+        (
+            Dialect::DeepseekDsml,
+            "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" \
+             string=\"true\">1</｜DSML｜parameter>\n</｜DSML｜function_calls>after",
+        ),
+        (
+            Dialect::KimiK3,
+            "<|open|>tools<|sep|><|open|>call tool=\"f\" index=\"1\"<|sep|><|open|>argument \
+             key=\"a\"<|sep|>1<|close|>argument<|sep|><|close|>tools<|sep|>after",
+        ),
+        (Dialect::MinimaxM3, m3.as_str()),
+    ] {
+        let r = parse(text, &opts(dialect));
+        assert_eq!(r.calls().len(), 1, "{dialect:?}: {:?}", r.errors());
+        let call = &r.calls()[0];
+        assert_eq!(repairs(&r), [RepairKind::MissingCallCloser], "{dialect:?}");
+        assert_eq!(call.repairs[0].argument, None, "{dialect:?}");
+        assert_eq!(r.prose(), "after", "{dialect:?}");
+    }
+}

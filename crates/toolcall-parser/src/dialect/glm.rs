@@ -542,7 +542,7 @@ impl Glm {
         (at, end): (usize, usize),
         out: &mut Vec<StreamEvent>,
     ) -> Option<Box<RawValue>> {
-        let (name, repeated) = self.asm.open_raw_argument(
+        let opened = self.asm.open_raw_argument(
             inp.w,
             inp.base,
             &mut call.core,
@@ -552,22 +552,18 @@ impl Glm {
             None,
             out,
         )?;
-        if repeated {
-            call.core.delta_argument = None;
-        }
-        Some(Box::new(RawValue::new(name, false).repeated(repeated)))
+        Some(Box::new(RawValue::opened(opened, false)))
     }
 
-    fn close_value(&mut self, call: &mut Call, mut value: RawValue, out: &mut Vec<StreamEvent>) {
-        value.deliver(&mut self.asm, &mut call.core, true, out);
-        call.core.delta_argument = None;
-        // A key given again is dropped: the first value stands (§9.4).
-        if value.repeated {
-            return;
+    /// Closes `value`; a key given again is dropped: the first value stands (§9.4).
+    fn close_value(&mut self, call: &mut Call, value: RawValue, out: &mut Vec<StreamEvent>) {
+        if let Some(closed) = value.close(&mut self.asm, &mut call.core, out) {
+            let name = call.core.keep_argument(closed.name, Encoding::Raw);
+            call.args.push(RawArgument {
+                name,
+                text: closed.text,
+            });
         }
-        let (name, text) = value.into_parts();
-        let name = call.core.keep_argument(name, Encoding::Raw);
-        call.args.push(RawArgument { name, text });
     }
 
     fn value(

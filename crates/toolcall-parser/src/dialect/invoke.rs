@@ -27,8 +27,8 @@
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
 use crate::call::{Encoding, RepairKind};
 use crate::dialect::scan::{
-    Finders, Flow, Input, Literal, Peek, RawValue, Unflushed, is_blank, literal_at, non_blank,
-    peek_markup,
+    ClosedValue, Finders, Flow, Input, Literal, Peek, RawValue, Unflushed, is_blank, literal_at,
+    non_blank, peek_markup,
 };
 use crate::dialect::{Dialect, Grammar};
 use crate::error::ErrorKind;
@@ -721,7 +721,7 @@ impl Invoke {
         // A declared string whose property the schema does not let be one is typed by the
         // schema: not announced as a string (docs/FORMAT.md §9.5 rule 6).
         let string = string.filter(|&s| !s || self.asm.declared_fits(&call.core, &name, "string"));
-        let (name, repeated) = self.asm.open_raw_argument(
+        let opened = self.asm.open_raw_argument(
             inp.w,
             inp.base,
             &mut call.core,
@@ -731,27 +731,23 @@ impl Invoke {
             string,
             out,
         )?;
-        if repeated {
-            call.core.delta_argument = None;
-        }
         Some(Box::new(Param {
-            value: RawValue::new(name, true).repeated(repeated),
+            value: RawValue::opened(opened, true),
             string,
         }))
     }
 
-    /// Closes `param`: its value is complete.
-    fn close_parameter(&mut self, call: &mut Call, mut param: Param, out: &mut Vec<StreamEvent>) {
-        param
-            .value
-            .deliver(&mut self.asm, &mut call.core, true, out);
-        // The deltas' shared name (made only when deltas are on), for the declared value's event.
-        let shared = call.core.delta_argument.take();
-        // A name given again is dropped: the first value stands (docs/FORMAT.md §9).
-        if param.value.repeated {
+    /// Closes `param`: its value is complete. A name given again is dropped: the first value
+    /// stands (docs/FORMAT.md §9).
+    fn close_parameter(&mut self, call: &mut Call, param: Param, out: &mut Vec<StreamEvent>) {
+        let Some(ClosedValue {
+            name,
+            mut text,
+            shared,
+        }) = param.value.close(&mut self.asm, &mut call.core, out)
+        else {
             return;
-        }
-        let (name, mut text) = param.value.into_parts();
+        };
         // The declared value stands where the tool's schema lets it; elsewhere the schema types
         // the text, as in every raw-text dialect (docs/FORMAT.md §9.5 rule 6).
         let typed = match param.string {

@@ -24,7 +24,9 @@
 
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
 use crate::call::{Encoding, RepairKind};
-use crate::dialect::scan::{Flow, Input, RawValue, before_blanks, is_blank, non_blank};
+use crate::dialect::scan::{
+    ClosedValue, Flow, Input, RawValue, before_blanks, is_blank, non_blank,
+};
 use crate::dialect::{Dialect, Grammar, hermes};
 use crate::error::ErrorKind;
 use crate::event::StreamEvent;
@@ -561,7 +563,7 @@ impl KimiK3 {
         // schema: not announced as a string (docs/FORMAT.md §9.6 rule 5).
         let string = declared_string(ty.as_deref())
             .filter(|&s| !s || self.asm.declared_fits(&call.core, key, "string"));
-        let (name, repeated) = self.asm.open_raw_argument(
+        let opened = self.asm.open_raw_argument(
             inp.w,
             inp.base,
             &mut call.core,
@@ -571,26 +573,23 @@ impl KimiK3 {
             string,
             out,
         )?;
-        if repeated {
-            call.core.delta_argument = None;
-        }
         Some(Box::new(Param {
-            value: RawValue::new(name, true).repeated(repeated),
+            value: RawValue::opened(opened, true),
             ty,
         }))
     }
 
-    fn close_argument(&mut self, call: &mut Call, mut param: Param, out: &mut Vec<StreamEvent>) {
-        param
-            .value
-            .deliver(&mut self.asm, &mut call.core, true, out);
-        // The deltas' shared name (made only when deltas are on), for the typed value's event.
-        let shared = call.core.delta_argument.take();
-        // A name given again is dropped: the first value stands (docs/FORMAT.md §9).
-        if param.value.repeated {
+    /// Closes `param`: its value is complete. A name given again is dropped: the first value
+    /// stands (docs/FORMAT.md §9).
+    fn close_argument(&mut self, call: &mut Call, param: Param, out: &mut Vec<StreamEvent>) {
+        let Some(ClosedValue {
+            name,
+            mut text,
+            shared,
+        }) = param.value.close(&mut self.asm, &mut call.core, out)
+        else {
             return;
-        }
-        let (name, mut text) = param.value.into_parts();
+        };
         // The declared value stands where the tool's schema lets it; elsewhere the schema types
         // the text (docs/FORMAT.md §9.6 rule 5).
         let fits = |v: &Value| self.asm.declared_fits(&call.core, &name, v.type_name());

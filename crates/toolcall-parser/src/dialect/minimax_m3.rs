@@ -818,6 +818,8 @@ impl MinimaxM3 {
             Some(parent) => parent.element.children.push(Node::Element(frame.element)),
             None => {
                 call.core.delta_argument = None;
+                // A later repair is the call's (docs/FORMAT.md §4).
+                call.core.argument_ended();
                 if let Some(i) = frame.encoding
                     && frame.element.has_child_elements()
                 {

@@ -585,7 +585,7 @@ impl Qwen3Coder {
     ) -> Option<Box<RawValue>> {
         // A parameter given again is read (so the call goes on) but dropped: the first value
         // stands, so what was streamed of it stays true (its deltas are not sent).
-        let (name, duplicate) = self.asm.open_raw_argument(
+        let opened = self.asm.open_raw_argument(
             inp.w,
             inp.base,
             &mut call.core,
@@ -595,28 +595,18 @@ impl Qwen3Coder {
             None,
             out,
         )?;
-        if duplicate {
-            call.core.delta_argument = None;
-        }
-        Some(Box::new(RawValue::new(name, true).repeated(duplicate)))
+        Some(Box::new(RawValue::opened(opened, true)))
     }
 
     /// Closes `param`: its value is complete.
-    fn close_parameter(
-        &mut self,
-        call: &mut Call,
-        mut param: RawValue,
-        out: &mut Vec<StreamEvent>,
-    ) {
-        param.deliver(&mut self.asm, &mut call.core, true, out);
-        call.core.delta_argument = None;
-        call.core.argument_ended();
-        if param.repeated {
-            return;
+    fn close_parameter(&mut self, call: &mut Call, param: RawValue, out: &mut Vec<StreamEvent>) {
+        if let Some(closed) = param.close(&mut self.asm, &mut call.core, out) {
+            let name = call.core.keep_argument(closed.name, Encoding::Raw);
+            call.args.push(RawArgument {
+                name,
+                text: closed.text,
+            });
         }
-        let (name, text) = param.into_parts();
-        let name = call.core.keep_argument(name, Encoding::Raw);
-        call.args.push(RawArgument { name, text });
     }
 
     fn flush_delta(&mut self, out: &mut Vec<StreamEvent>) {

@@ -11,6 +11,7 @@ use crate::lexer::{Lexeme, Lexer};
 use crate::swar;
 use memchr::memmem;
 use std::ops::Range;
+use std::sync::Arc;
 
 /// The window being read: text, its absolute offset, and whether it ends the input.
 #[derive(Debug, Clone, Copy)]
@@ -340,6 +341,15 @@ pub(crate) struct RawValue {
     pub(crate) line: Ahead,
 }
 
+/// A raw-text argument whose value closed ([`RawValue::close`]).
+#[derive(Debug)]
+pub(crate) struct ClosedValue {
+    pub(crate) name: String,
+    pub(crate) text: String,
+    /// The name the argument's deltas shared, for an event about its value.
+    pub(crate) shared: Option<Arc<str>>,
+}
+
 impl RawValue {
     pub(crate) fn new(name: String, layout: bool) -> Self {
         RawValue {
@@ -354,10 +364,35 @@ impl RawValue {
         }
     }
 
-    /// The value of an argument given before (`repeated`): read, never delivered, dropped.
-    pub(crate) fn repeated(mut self, repeated: bool) -> Self {
-        self.repeated = repeated;
-        self
+    /// The value of the argument an opening tag began, as [`Assembler::open_raw_argument`]
+    /// gave it: its name, and whether the name was given before (then the value is read, never
+    /// delivered, and dropped: the first value stands, docs/FORMAT.md §9).
+    pub(crate) fn opened((name, repeated): (String, bool), layout: bool) -> Self {
+        RawValue {
+            repeated,
+            ..RawValue::new(name, layout)
+        }
+    }
+
+    /// Ends the value at its structural close tag, in every raw-text dialect alike: its last
+    /// delta (the layout newline before the tag dropped), and the end of the argument (a later
+    /// repair is the call's, `argument: null`, docs/FORMAT.md §4). Gives the argument's name and
+    /// text and the name its deltas shared (made only with deltas on), unless the name was
+    /// given before (`None`: the value is dropped).
+    pub(crate) fn close(
+        mut self,
+        asm: &mut Assembler,
+        core: &mut CallCore,
+        out: &mut Vec<StreamEvent>,
+    ) -> Option<ClosedValue> {
+        self.deliver(asm, core, true, out);
+        let shared = core.delta_argument.take();
+        core.argument_ended();
+        if self.repeated {
+            return None;
+        }
+        let (name, text) = self.into_parts();
+        Some(ClosedValue { name, text, shared })
     }
 
     /// Whether the next byte stands at the start of a line of the value.
