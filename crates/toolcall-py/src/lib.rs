@@ -49,11 +49,7 @@ fn parse<'py>(
     }
     .build(py)?;
     let text = text_arg(py, text, "text")?;
-    let result = if text.len() >= DETACH_BYTES {
-        py.detach(|| parser::parse_with(&text, &options))
-    } else {
-        parser::parse_with(&text, &options)
-    };
+    let result = detached_for(py, text.len(), || parser::parse_with(&text, &options));
     result_to_py(py, &result, &mut CharOffsets::of(&text))
 }
 
@@ -149,11 +145,7 @@ impl StreamParser {
         let chunk = text_arg(py, chunk, "chunk")?;
         state.offsets.push(&chunk);
         let Stream { parser, events, .. } = state;
-        if chunk.len() >= DETACH_BYTES {
-            py.detach(|| parser.feed_reusing(&chunk, events));
-        } else {
-            parser.feed_reusing(&chunk, events);
-        }
+        detached_for(py, chunk.len(), || parser.feed_reusing(&chunk, events));
         events_to_py(py, &state.events, &mut state.offsets)
     }
 
@@ -245,11 +237,7 @@ impl OpenAIDeltas {
         let chunk = text_arg(py, chunk, "chunk")?;
         state.offsets.push(&chunk);
         let Deltas { deltas, events, .. } = state;
-        if chunk.len() >= DETACH_BYTES {
-            py.detach(|| deltas.feed_reusing(&chunk, events));
-        } else {
-            deltas.feed_reusing(&chunk, events);
-        }
+        detached_for(py, chunk.len(), || deltas.feed_reusing(&chunk, events));
         deltas_to_py(py, &state.events, &mut state.offsets)
     }
 
@@ -270,6 +258,20 @@ impl OpenAIDeltas {
     #[getter]
     fn finished(&self, py: Python<'_>) -> PyResult<bool> {
         Ok(owned(py, &self.inner, self.owner, "OpenAIDeltas.finished")?.finished)
+    }
+}
+
+/// Runs `work` on a text of `len` bytes, the interpreter released meanwhile (other Python
+/// threads run) when the text is large enough to be worth the release ([`DETACH_BYTES`]).
+fn detached_for<T, F>(py: Python<'_>, len: usize, work: F) -> T
+where
+    T: pyo3::marker::Ungil,
+    F: pyo3::marker::Ungil + FnOnce() -> T,
+{
+    if len >= DETACH_BYTES {
+        py.detach(work)
+    } else {
+        work()
     }
 }
 
