@@ -172,16 +172,21 @@ impl CallCore {
         self.argument_index(name).is_some()
     }
 
-    /// Records how a raw-text argument that closed was written and gives its name back, for
-    /// the call's arguments. A name given again is dropped when it opens
+    /// Records how a raw-text argument that closed was written and gives it back, for the
+    /// call's arguments. A name given again is dropped when it opens
     /// ([`Assembler::open_raw_argument`] says `duplicate`), so a name kept here is new to the
     /// call: no lookup is needed.
-    pub(crate) fn keep_argument(&mut self, name: String, encoding: Encoding) -> String {
+    pub(crate) fn keep_argument(
+        &mut self,
+        name: String,
+        text: String,
+        encoding: Encoding,
+    ) -> RawArgument {
         self.encodings.push(ArgumentEncoding {
             argument: name.clone(),
             encoding,
         });
-        name
+        RawArgument { name, text }
     }
 }
 

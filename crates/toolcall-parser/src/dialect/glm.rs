@@ -558,11 +558,10 @@ impl Glm {
     /// Closes `value`; a key given again is dropped: the first value stands (§9.4).
     fn close_value(&mut self, call: &mut Call, value: RawValue, out: &mut Vec<StreamEvent>) {
         if let Some(closed) = value.close(&mut self.asm, &mut call.core, out) {
-            let name = call.core.keep_argument(closed.name, Encoding::Raw);
-            call.args.push(RawArgument {
-                name,
-                text: closed.text,
-            });
+            let argument = call
+                .core
+                .keep_argument(closed.name, closed.text, Encoding::Raw);
+            call.args.push(argument);
         }
     }
 

@@ -765,8 +765,8 @@ impl Invoke {
         } else {
             Encoding::Raw
         };
-        let name = call.core.keep_argument(name, encoding);
-        call.args.push((RawArgument { name, text }, typed));
+        let argument = call.core.keep_argument(name, text, encoding);
+        call.args.push((argument, typed));
     }
 
     fn flush_delta(&mut self, out: &mut Vec<StreamEvent>) {

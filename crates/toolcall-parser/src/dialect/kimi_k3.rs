@@ -606,8 +606,8 @@ impl KimiK3 {
         ) {
             self.asm.argument_value(&call.core, shared, value, out);
         }
-        let name = call.core.keep_argument(name, Encoding::Raw);
-        call.args.push((RawArgument { name, text }, typed));
+        let argument = call.core.keep_argument(name, text, Encoding::Raw);
+        call.args.push((argument, typed));
     }
 
     /// How many bytes from `pos` are plain text of the value: everything before the next

@@ -601,11 +601,10 @@ impl Qwen3Coder {
     /// Closes `param`: its value is complete.
     fn close_parameter(&mut self, call: &mut Call, param: RawValue, out: &mut Vec<StreamEvent>) {
         if let Some(closed) = param.close(&mut self.asm, &mut call.core, out) {
-            let name = call.core.keep_argument(closed.name, Encoding::Raw);
-            call.args.push(RawArgument {
-                name,
-                text: closed.text,
-            });
+            let argument = call
+                .core
+                .keep_argument(closed.name, closed.text, Encoding::Raw);
+            call.args.push(argument);
         }
     }
 
