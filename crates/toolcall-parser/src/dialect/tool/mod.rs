@@ -164,10 +164,13 @@ impl Frame {
     /// a streamed byte of a CDATA section appends here on every feed).
     ///
     /// [`new_cdata`]: Self::new_cdata
+    /// Inside a section no text is pending: the section's node, made by [`new_cdata`] (which
+    /// moves pending text in first), is the last child until the section ends.
     #[inline(always)]
     fn push_cdata(&mut self, s: &str) {
+        debug_assert!(self.text.is_empty(), "text pending inside a CDATA section");
         match self.element.children.last_mut() {
-            Some(Node::CData(t)) if self.text.is_empty() => crate::stream::append(t, s),
+            Some(Node::CData(t)) => crate::stream::append(t, s),
             _ => self.new_cdata(s),
         }
     }
