@@ -449,7 +449,7 @@ impl ToolCallDeltas {
                 if !call.seen.insert(&argument) {
                     return;
                 }
-                let mut fragment = String::new();
+                let mut fragment = take_fragment(&mut self.fragments);
                 let schema =
                     (call.tool.as_deref()).and_then(|tool| self.options.schemas()?.prepared(tool));
                 close_argument(&mut call.open, schema, &mut fragment);
@@ -612,7 +612,7 @@ impl ToolCallDeltas {
             call.held = true;
             return;
         }
-        let mut fragment = String::new();
+        let mut fragment = take_fragment(&mut self.fragments);
         if let Some(open) = call.open.take() {
             // The argument closed: its value is its text under the value-text rule.
             let value = xml_fallback::text::text_value(&open.text);
