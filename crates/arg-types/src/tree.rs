@@ -209,7 +209,9 @@ fn owned_text_value(mut s: String) -> String {
     let start = kept.as_ptr() as usize - s.as_ptr() as usize;
     let end = start + kept.len();
     s.truncate(end);
-    s.drain(..start);
+    if start > 0 {
+        s.drain(..start);
+    }
     s
 }
 
