@@ -24,7 +24,7 @@
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
 use crate::call::{Encoding, RepairKind};
 use crate::dialect::scan::{
-    Finders, Flow, Input, Peek, RawValue, Unflushed, is_blank, non_blank, peek_markup,
+    AfterClose, Finders, Flow, Input, RawValue, Unflushed, after_close, is_blank, non_blank,
 };
 use crate::dialect::{Dialect, Grammar};
 use crate::error::ErrorKind;
@@ -660,24 +660,18 @@ impl Glm {
                 Flow::Stop,
             )
         };
-        let structural = match non_blank(inp, scanned) {
-            None if inp.is_final => true,
-            None => return wait(call, value, inp.end()),
-            Some(at) if inp.from(at)[0] != b'<' => false,
-            Some(at) => {
-                // Tags inside a call are read as if more input followed (docs/FORMAT.md §7): a
-                // tag cut by the end of the input leaves the close tag standing.
-                match peek_markup(&mut self.lexer, inp, at) {
-                    Peek::End => true,
-                    Peek::Wait => return wait(call, value, at),
-                    Peek::Lexeme(lexeme) => {
-                        starts(&lexeme, BLOCK)
-                            || (kind == Close::Value
-                                && (starts(&lexeme, KEY)
-                                    || starts(&lexeme, VALUE)
-                                    || matches!(lexeme, Lexeme::EndTag(BLOCK))))
-                    }
-                }
+        // Tags inside a call are read as if more input followed (docs/FORMAT.md §7): a tag cut by
+        // the end of the input leaves the close tag standing.
+        let structural = match after_close(&mut self.lexer, inp, scanned) {
+            AfterClose::End => true,
+            AfterClose::Wait(at) => return wait(call, value, at),
+            AfterClose::Text => false,
+            AfterClose::Markup(lexeme) => {
+                starts(&lexeme, BLOCK)
+                    || (kind == Close::Value
+                        && (starts(&lexeme, KEY)
+                            || starts(&lexeme, VALUE)
+                            || matches!(lexeme, Lexeme::EndTag(BLOCK))))
             }
         };
         self.lexer.reset();

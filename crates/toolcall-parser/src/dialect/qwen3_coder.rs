@@ -27,7 +27,7 @@
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
 use crate::call::{Encoding, RepairKind};
 use crate::dialect::scan::{
-    Finders, Flow, Input, Peek, RawValue, Unflushed, is_blank, non_blank, peek_markup,
+    AfterClose, Finders, Flow, Input, RawValue, Unflushed, after_close, is_blank, non_blank,
 };
 use crate::dialect::{Dialect, Grammar};
 use crate::error::ErrorKind;
@@ -752,26 +752,20 @@ impl Qwen3Coder {
                 Flow::Stop,
             )
         };
-        let structural = match non_blank(inp, scanned) {
-            None if inp.is_final => true,
-            None => return wait(call, param, inp.end()),
-            Some(at) if inp.from(at)[0] != b'<' => false,
-            Some(at) => match peek_markup(&mut self.lexer, inp, at) {
-                Peek::End => true,
-                Peek::Wait => return wait(call, param, at),
-                Peek::Lexeme(Lexeme::StartTag(tag)) => {
-                    self.begins_call(&tag)
-                        || (kind == Close::Parameter
-                            && tag.name == PARAMETER
-                            && tag.value.is_some())
-                }
-                Peek::Lexeme(Lexeme::EndTag(name)) => match kind {
-                    Close::Parameter => name == FUNCTION || name == self.markers.block,
-                    Close::Function => name == self.markers.block,
-                    Close::Block => false,
-                },
-                Peek::Lexeme(_) => false,
+        let structural = match after_close(&mut self.lexer, inp, scanned) {
+            AfterClose::End => true,
+            AfterClose::Wait(at) => return wait(call, param, at),
+            AfterClose::Text => false,
+            AfterClose::Markup(Lexeme::StartTag(tag)) => {
+                self.begins_call(&tag)
+                    || (kind == Close::Parameter && tag.name == PARAMETER && tag.value.is_some())
+            }
+            AfterClose::Markup(Lexeme::EndTag(name)) => match kind {
+                Close::Parameter => name == FUNCTION || name == self.markers.block,
+                Close::Function => name == self.markers.block,
+                Close::Block => false,
             },
+            AfterClose::Markup(_) => false,
         };
         self.lexer.reset();
         if structural {

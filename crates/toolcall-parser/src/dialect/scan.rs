@@ -318,6 +318,34 @@ pub(crate) fn peek_markup<'w>(lexer: &mut Lexer, inp: Input<'w>, at: usize) -> P
     peek
 }
 
+/// What follows a close tag met inside a raw-text value, blanks from `scanned` on skipped: what
+/// decides whether the tag is structural (docs/FORMAT.md §9.1 rule 2).
+pub(crate) enum AfterClose<'w> {
+    /// The input ends (after blanks, or inside a tag it cuts): the close tag stands.
+    End,
+    /// The window ends first: wait for more, the scan to resume at this absolute offset.
+    Wait(usize),
+    /// Text that is no markup: the close tag is the value's text.
+    Text,
+    /// Markup, which the dialect judges.
+    Markup(Lexeme<'w>),
+}
+
+/// [`AfterClose`] for the close tag whose blanks were scanned up to absolute `scanned`; the
+/// markup is read as [`peek_markup`] reads it.
+pub(crate) fn after_close<'w>(lexer: &mut Lexer, inp: Input<'w>, scanned: usize) -> AfterClose<'w> {
+    match non_blank(inp, scanned) {
+        None if inp.is_final => AfterClose::End,
+        None => AfterClose::Wait(inp.end()),
+        Some(at) if inp.from(at)[0] != b'<' => AfterClose::Text,
+        Some(at) => match peek_markup(lexer, inp, at) {
+            Peek::End => AfterClose::End,
+            Peek::Wait => AfterClose::Wait(at),
+            Peek::Lexeme(lexeme) => AfterClose::Markup(lexeme),
+        },
+    }
+}
+
 /// A value being read as raw text.
 #[derive(Debug)]
 pub(crate) struct RawValue {
