@@ -457,19 +457,21 @@ pub fn push_json_str(out: &mut String, s: &str) {
 
 /// The position of the first byte at or after `from` that a JSON string escapes (a control
 /// character, `"` or `\\`), or the length: a word at a time ([`xml_fallback::swar`]), the last
-/// bytes (under eight) one by one.
+/// bytes (under eight) one by one. (Reading the string's last word instead, its lanes before
+/// them masked off, measured 0.8% more instructions on a 1 MiB argument streamed to the OpenAI
+/// bridge in 16-byte fragments.)
 fn next_json_escape(bytes: &[u8], from: usize) -> usize {
     use xml_fallback::swar;
-    let hits = |w: u64| swar::below(w, 0x20) | swar::find_first(w, [b'"', b'\\']);
+    let escapes = |b: u8| b < 0x20 || b == b'"' || b == b'\\';
     let mut i = from;
     while let Some(&eight) = bytes.get(i..).and_then(|rest| rest.first_chunk::<8>()) {
-        let found = hits(swar::word(eight));
-        if found != 0 {
-            return i + swar::first(found);
+        let w = swar::word(eight);
+        let hits = swar::below(w, 0x20) | swar::find_first(w, [b'"', b'\\']);
+        if hits != 0 {
+            return i + swar::first(hits);
         }
         i += 8;
     }
-    let escapes = |b: u8| b < 0x20 || b == b'"' || b == b'\\';
     (i..bytes.len())
         .find(|&k| escapes(bytes[k]))
         .unwrap_or(bytes.len())
@@ -804,7 +806,30 @@ impl<'de> Visitor<'de> for ValueVisitor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use serde_json::json;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+
+        /// The next byte a JSON string escapes, from any start, at every length (the word loop,
+        /// the bytes after the last whole word, a string shorter than a word): the first byte
+        /// below 0x20, `"` or `\\` at or after the start. The bytes include the ones next to
+        /// the limits (0x1f, 0x20, 0x7f, 0x80, 0x9f, 0xa0) and escapes before the start.
+        #[test]
+        fn next_json_escape_is_the_first_escaped_byte(
+            bytes in proptest::collection::vec(proptest::sample::select(vec![
+                b'a', b' ', b'"', b'\\', 0, 0x1f, 0x20, b'\n', 0x7f, 0x80, 0x9f, 0xa0, 0xe9, 0xff,
+            ]), 0..40),
+            from in 0usize..41,
+        ) {
+            let from = from.min(bytes.len());
+            let want = (from..bytes.len())
+                .find(|&k| bytes[k] < 0x20 || bytes[k] == b'"' || bytes[k] == b'\\')
+                .unwrap_or(bytes.len());
+            proptest::prop_assert_eq!(next_json_escape(&bytes, from), want);
+        }
+    }
 
     #[test]
     fn json_numbers_that_fit_i64_are_ints_and_others_floats() {
