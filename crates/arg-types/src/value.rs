@@ -419,6 +419,15 @@ fn push_i64(out: &mut String, i: i64) {
 }
 
 /// [`push_json`] of an object's members: `{"name":value,…}`, as serde_json writes a [`Map`].
+///
+/// ```
+/// use arg_types::{Map, Value};
+/// let mut args = Map::new();
+/// args.insert("line".into(), Value::Int(3));
+/// let mut out = String::new();
+/// arg_types::value::push_json_object(&mut out, &args);
+/// assert_eq!(out, r#"{"line":3}"#);
+/// ```
 pub fn push_json_object(out: &mut String, members: &Map) {
     out.push('{');
     for (i, (k, v)) in members.iter().enumerate() {
