@@ -901,6 +901,15 @@ fn parse_end_tag(s: &str) -> Option<&str> {
 fn parse_start_tag(s: &str) -> Option<Tag<'_>> {
     let b = s.as_bytes();
     let n = name_len(b)?;
+    if n == b.len() {
+        // A name alone (`<path>`), most tags: nothing else to read.
+        return Some(Tag {
+            name: s,
+            value: None,
+            attributes: "",
+            self_closing: false,
+        });
+    }
     let (body, self_closing) = match s.strip_suffix('/') {
         Some(body) => (body, true),
         None => (s, false),
