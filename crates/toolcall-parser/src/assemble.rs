@@ -176,6 +176,7 @@ impl CallCore {
     /// call's arguments. A name given again is dropped when it opens
     /// ([`Assembler::open_raw_argument`] says `duplicate`), so a name kept here is new to the
     /// call: no lookup is needed.
+    #[inline]
     pub(crate) fn keep_argument(
         &mut self,
         name: String,

@@ -333,6 +333,7 @@ pub(crate) enum AfterClose<'w> {
 
 /// [`AfterClose`] for the close tag whose blanks were scanned up to absolute `scanned`; the
 /// markup is read as [`peek_markup`] reads it.
+#[inline]
 pub(crate) fn after_close<'w>(lexer: &mut Lexer, inp: Input<'w>, scanned: usize) -> AfterClose<'w> {
     match non_blank(inp, scanned) {
         None if inp.is_final => AfterClose::End,
@@ -407,6 +408,7 @@ impl RawValue {
     /// repair is the call's, `argument: null`, docs/FORMAT.md §4). Gives the argument's name and
     /// text and the name its deltas shared (made only with deltas on), unless the name was
     /// given before (`None`: the value is dropped).
+    #[inline]
     pub(crate) fn close(
         mut self,
         asm: &mut Assembler,
