@@ -307,3 +307,50 @@ fn openai(
         Exit::Success
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    /// The lines written directly are the events' own serialization, byte for byte: every field
+    /// in order, strings escaped as serde_json escapes them (quotes, backslashes, controls, DEL,
+    /// non-ASCII, line separators), indexes of every width. A field added to these events would
+    /// make them differ, and this test fail.
+    #[test]
+    fn direct_lines_are_the_events_serialization() {
+        let texts = [
+            "",
+            "plain",
+            "a \"quoted\" \\ back\\slash",
+            "\n\r\t\u{0}\u{1f}\u{7f}",
+            "é 🦀 \u{2028}",
+            "</tool_call>",
+        ];
+        let options = ParseOptions::default();
+        for text in texts {
+            let mut events = vec![
+                StreamEvent::Prose { text: text.into() },
+                StreamEvent::Reasoning { text: text.into() },
+            ];
+            for index in [0, 7, 10, 123_456, usize::MAX] {
+                events.push(StreamEvent::ArgumentDelta {
+                    index,
+                    argument: Arc::from(text),
+                    text: text.into(),
+                });
+            }
+            for e in &events {
+                let mut line = String::new();
+                assert!(direct_line(e, &mut line), "{e:?}");
+                let serialized = serde_json::to_string(&event_json(e, &options)).unwrap();
+                assert_eq!(line, serialized);
+            }
+        }
+        let other = StreamEvent::CallStarted {
+            index: 0,
+            dialect: toolcall::parser::Dialect::Tool,
+        };
+        assert!(!direct_line(&other, &mut String::new()));
+    }
+}
