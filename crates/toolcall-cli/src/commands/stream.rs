@@ -141,6 +141,34 @@ fn direct_line(e: &StreamEvent, line: &mut String) -> bool {
     true
 }
 
+/// Writes the `--openai` line of a frequent delta (content, reasoning, an argument fragment)
+/// into `line` directly, as `json!` writes it; `false` for any other delta.
+fn openai_direct_line(e: &toolcall::bridge::openai::DeltaEvent, line: &mut String) -> bool {
+    use toolcall::args::value::push_json_str;
+    use toolcall::bridge::openai::DeltaEvent;
+    match e {
+        DeltaEvent::Content { text } => {
+            line.push_str("{\"content\":");
+            push_json_str(line, text);
+            line.push('}');
+        }
+        DeltaEvent::Reasoning { text } => {
+            line.push_str("{\"reasoning\":");
+            push_json_str(line, text);
+            line.push('}');
+        }
+        DeltaEvent::Arguments { index, fragment } => {
+            line.push_str("{\"tool_calls\":[{\"index\":");
+            push_index(line, *index);
+            line.push_str(",\"function\":{\"arguments\":");
+            push_json_str(line, fragment);
+            line.push_str("}}]}");
+        }
+        _ => return false,
+    }
+    true
+}
+
 /// Appends `n` in decimal, without the formatting machinery (which cost a third of a line).
 fn push_index(line: &mut String, mut n: usize) {
     let mut digits = [0u8; 20];
@@ -205,27 +233,10 @@ fn openai(
     let mut events = Vec::new();
     let mut line = String::new();
     let mut print = |events: &[DeltaEvent], out: &mut dyn Write| -> Result<()> {
-        use toolcall::args::value::push_json_str;
         for e in events {
             line.clear();
             match e {
-                DeltaEvent::Content { text } => {
-                    line.push_str("{\"content\":");
-                    push_json_str(&mut line, text);
-                    line.push('}');
-                }
-                DeltaEvent::Reasoning { text } => {
-                    line.push_str("{\"reasoning\":");
-                    push_json_str(&mut line, text);
-                    line.push('}');
-                }
-                DeltaEvent::Arguments { index, fragment } => {
-                    line.push_str("{\"tool_calls\":[{\"index\":");
-                    push_index(&mut line, *index);
-                    line.push_str(",\"function\":{\"arguments\":");
-                    push_json_str(&mut line, fragment);
-                    line.push_str("}}]}");
-                }
+                _ if openai_direct_line(e, &mut line) => {}
                 DeltaEvent::ToolCallStart { index, id, name } => {
                     line = json!({"tool_calls": [{
                         "index": index, "id": id, "type": "function",
@@ -345,6 +356,31 @@ mod tests {
                 assert!(direct_line(e, &mut line), "{e:?}");
                 let serialized = serde_json::to_string(&event_json(e, &options)).unwrap();
                 assert_eq!(line, serialized);
+            }
+        }
+        // The `--openai` lines, as `json!` wrote them.
+        use toolcall::bridge::openai::DeltaEvent;
+        for text in texts {
+            for (e, want) in [
+                (
+                    DeltaEvent::Content { text: text.into() },
+                    json!({ "content": text }),
+                ),
+                (
+                    DeltaEvent::Reasoning { text: text.into() },
+                    json!({ "reasoning": text }),
+                ),
+                (
+                    DeltaEvent::Arguments {
+                        index: 123,
+                        fragment: text.into(),
+                    },
+                    json!({"tool_calls": [{"index": 123, "function": {"arguments": text}}]}),
+                ),
+            ] {
+                let mut line = String::new();
+                assert!(openai_direct_line(&e, &mut line));
+                assert_eq!(line, want.to_string());
             }
         }
         let other = StreamEvent::CallStarted {
