@@ -169,20 +169,10 @@ fn openai_direct_line(e: &toolcall::bridge::openai::DeltaEvent, line: &mut Strin
     true
 }
 
-/// Appends `n` in decimal, without the formatting machinery (which cost a third of a line).
-fn push_index(line: &mut String, mut n: usize) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        // `n % 10` is below 10: the cast keeps it.
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    line.extend(digits[at..].iter().map(|&d| char::from(d)));
+/// Appends an event's index in decimal ([`push_decimal`](toolcall::args::value::push_decimal):
+/// `write!` of an index was a third of a line's work).
+fn push_index(line: &mut String, n: usize) {
+    toolcall::args::value::push_decimal(line, u64::try_from(n).unwrap_or(u64::MAX));
 }
 
 /// One event as a JSON object with an `event` field naming its kind; calls carry their
