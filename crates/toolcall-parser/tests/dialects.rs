@@ -1801,6 +1801,53 @@ fn root_alternatives_name_and_type_the_parameters() {
 /// when an argument closed just before it. The raw-text dialects end an argument in one place
 /// (`RawValue::close`, and MiniMax-M3's top-level close), which ends its repairs; before, the
 /// invoke family and Kimi-K3 named the last argument for a missing call closer.
+/// A value whose close tag is missing (the call's or the block's close comes first) is repaired
+/// as `unclosed_parameter`, and the repair names its argument in every dialect (docs/FORMAT.md
+/// §4: `null` is for repairs of the call itself). GLM and Kimi-K3 once made it after the
+/// argument had ended, so it named none.
+#[test]
+fn an_unclosed_value_is_a_repair_of_its_argument() {
+    let m3 = "§<tool_call>§<invoke name=\"f\">§<a>1§</invoke>§</tool_call>"
+        .replace('§', "]<]minimax[>[");
+    for (dialect, text) in [
+        (
+            Dialect::Qwen3Coder,
+            "<tool_call>\n<function=f>\n<parameter=a>\n1\n</function>\n</tool_call>",
+        ),
+        (
+            Dialect::SeedOss,
+            "<seed:tool_call>\n<function=f>\n<parameter=a>\n1\n</function>\n</seed:tool_call>",
+        ),
+        (
+            Dialect::MinimaxM2,
+            "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"a\">1\n</invoke>\n\
+             </minimax:tool_call>",
+        ),
+        (
+            Dialect::DeepseekDsml,
+            "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" \
+             string=\"true\">1\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
+        ),
+        (
+            Dialect::Glm,
+            "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1\n</tool_call>",
+        ),
+        (
+            Dialect::KimiK3,
+            "<|open|>tools<|sep|><|open|>call tool=\"f\" index=\"1\"<|sep|><|open|>argument \
+             key=\"a\"<|sep|>1<|close|>call<|sep|><|close|>tools<|sep|>",
+        ),
+        (Dialect::MinimaxM3, m3.as_str()),
+    ] {
+        // One-shot, and every chunking the same (`parse`).
+        let r = parse(text, &opts(dialect));
+        assert_eq!(r.calls().len(), 1, "{dialect:?}: {:?}", r.errors());
+        let call = &r.calls()[0];
+        assert_eq!(repairs(&r), [RepairKind::UnclosedParameter], "{dialect:?}");
+        assert_eq!(call.repairs[0].argument.as_deref(), Some("a"), "{dialect:?}");
+    }
+}
+
 #[test]
 fn a_repair_of_the_call_after_an_argument_names_no_argument() {
     // MiniMax-M3's markup: each tag after its marker (tests/minimax_m3.rs).

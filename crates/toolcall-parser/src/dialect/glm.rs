@@ -694,18 +694,22 @@ impl Glm {
         kind: Close,
         out: &mut Vec<StreamEvent>,
     ) -> (State, Flow) {
+        if kind != Close::Value {
+            // The value's own close tag is missing: a repair of its argument, made while the
+            // argument is open so that it names it (docs/FORMAT.md §4).
+            self.asm.repair(
+                inp.w,
+                inp.base,
+                &mut call.core,
+                RepairKind::UnclosedParameter,
+                close.start,
+            );
+        }
         self.close_value(&mut call, value, out);
         self.pos = close.end;
         match kind {
             Close::Value => (State::Args { call }, Flow::Again),
             Close::Block => {
-                self.asm.repair(
-                    inp.w,
-                    inp.base,
-                    &mut call.core,
-                    RepairKind::UnclosedParameter,
-                    close.start,
-                );
                 self.end_call(inp, call, close.end, out);
                 (State::Prose, Flow::Again)
             }

@@ -775,18 +775,22 @@ impl KimiK3 {
         kind: Close,
         out: &mut Vec<StreamEvent>,
     ) -> (State, Flow) {
+        if kind != Close::Argument {
+            // The value's own close tag is missing: a repair of its argument, made while the
+            // argument is open so that it names it (docs/FORMAT.md §4).
+            self.asm.repair(
+                inp.w,
+                inp.base,
+                &mut call.core,
+                RepairKind::UnclosedParameter,
+                close.start,
+            );
+        }
         self.close_argument(&mut call, param, out);
         self.pos = close.end;
         match kind {
             Close::Argument => (State::Call { call }, Flow::Again),
             Close::Call => {
-                self.asm.repair(
-                    inp.w,
-                    inp.base,
-                    &mut call.core,
-                    RepairKind::UnclosedParameter,
-                    close.start,
-                );
                 self.end_call(inp, call, close.end, out);
                 (State::Prose, Flow::Again)
             }
