@@ -1844,7 +1844,11 @@ fn an_unclosed_value_is_a_repair_of_its_argument() {
         assert_eq!(r.calls().len(), 1, "{dialect:?}: {:?}", r.errors());
         let call = &r.calls()[0];
         assert_eq!(repairs(&r), [RepairKind::UnclosedParameter], "{dialect:?}");
-        assert_eq!(call.repairs[0].argument.as_deref(), Some("a"), "{dialect:?}");
+        assert_eq!(
+            call.repairs[0].argument.as_deref(),
+            Some("a"),
+            "{dialect:?}"
+        );
     }
 }
 
