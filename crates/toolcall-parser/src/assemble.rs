@@ -419,10 +419,12 @@ impl Assembler {
             return None;
         }
         let duplicate = core.has_argument(&name);
+        core.argument_started(&name, at, end);
         if duplicate {
+            // A repair of the argument given again, made once it is open: it names it
+            // (docs/FORMAT.md §4).
             self.repair(w, base, core, RepairKind::DuplicateArgument, at);
         }
-        core.argument_started(&name, at, end);
         // A name given again sends no deltas: what was streamed of the first value stays true.
         core.delta_argument = None;
         if self.emit_deltas && !duplicate {

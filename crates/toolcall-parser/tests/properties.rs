@@ -119,6 +119,22 @@ proptest! {
         }
     }
 
+    /// Which argument a repair names is decided by its kind, the same in every dialect
+    /// (docs/FORMAT.md §4): the repairs of a call itself (a missing opener or closer) name none;
+    /// those of a value (its close tag missing, a close tag kept as text, a repeated name, a
+    /// value kept as a string) name one of the call's arguments. Over calls of two arguments
+    /// with pieces of their markup dropped and an argument given twice, and over the soup.
+    #[test]
+    fn a_repair_names_an_argument_as_its_kind_says(
+        (dialect, text) in damaged_call(),
+        soup in soup(),
+    ) {
+        check_repair_arguments(dialect, &text)?;
+        for &dialect in Dialect::ALL {
+            check_repair_arguments(dialect, &soup)?;
+        }
+    }
+
     #[test]
     fn prose_is_never_lost(text in soup()) {
         // Every byte is prose, or inside a call's span, or inside an error; prose is verbatim.
@@ -692,4 +708,198 @@ proptest! {
         prop_assert_eq!(&parse_split(&text, &cuts, &converted), &whole);
         prop_assert_eq!(parse_split(&text, &cuts, &tree), whole);
     }
+}
+
+/// [`a_repair_names_an_argument_as_its_kind_says`] for one reply read in one dialect.
+fn check_repair_arguments(dialect: Dialect, text: &str) -> Result<(), TestCaseError> {
+    use toolcall_parser::RepairKind as K;
+    let r = parse_with(text, &ParseOptions::new().with_dialect(dialect));
+    for call in r.calls() {
+        for repair in &call.repairs {
+            match repair.kind {
+                K::MissingCallOpener | K::MissingCallCloser => prop_assert_eq!(
+                    &repair.argument,
+                    &None,
+                    "{} {:?} in {:?}",
+                    dialect,
+                    repair,
+                    text
+                ),
+                // In a JSON object a name given twice, at any depth, is one repair of the
+                // object (a count, positioned there): it names no argument.
+                K::DuplicateArgument if is_json(call) => {}
+                K::UnclosedParameter
+                | K::CloseTagAsText
+                | K::DuplicateArgument
+                | K::ValueAsString
+                | K::MarkupAsString => prop_assert!(
+                    repair
+                        .argument
+                        .as_deref()
+                        .is_some_and(|a| call.arguments.contains_key(a)),
+                    "{} {:?} in {:?}",
+                    dialect,
+                    repair,
+                    text
+                ),
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether `call`'s arguments were written as a JSON object (Hermes, Kimi-K3's `json` block,
+/// the legacy `<tool>{…}`).
+fn is_json(call: &toolcall_parser::ToolCall) -> bool {
+    call.legacy_json
+        || (call.encodings.iter()).any(|e| e.encoding == toolcall_parser::Encoding::Json)
+}
+
+/// The pieces of a call of two arguments (`a`, then `b`) in each dialect with markup around its
+/// values: the opening wrapper, the call's opening, `a`'s opening tag, value and close tag, the
+/// same for `b`, the call's close and the wrapper's.
+fn two_argument_calls() -> Vec<(Dialect, Vec<String>)> {
+    let pieces = |v: &[&str]| v.iter().map(|p| p.to_string()).collect::<Vec<_>>();
+    let m3 = |v: &[&str]| {
+        v.iter()
+            .map(|p| p.replace('§', "]<]minimax[>["))
+            .collect::<Vec<_>>()
+    };
+    let qwen = |wrap: &str| {
+        let (open, close) = (format!("<{wrap}>\n"), format!("</{wrap}>"));
+        let mut v = vec![open];
+        v.extend(pieces(&[
+            "<function=f>\n",
+            "<parameter=a>\n",
+            "1\n",
+            "</parameter>\n",
+            "<parameter=b>\n",
+            "2\n",
+            "</parameter>\n",
+            "</function>\n",
+        ]));
+        v.push(close);
+        v
+    };
+    vec![
+        (Dialect::Qwen3Coder, qwen("tool_call")),
+        (Dialect::SeedOss, qwen("seed:tool_call")),
+        (
+            Dialect::MinimaxM2,
+            pieces(&[
+                "<minimax:tool_call>\n",
+                "<invoke name=\"f\">\n",
+                "<parameter name=\"a\">",
+                "1",
+                "</parameter>\n",
+                "<parameter name=\"b\">",
+                "2",
+                "</parameter>\n",
+                "</invoke>\n",
+                "</minimax:tool_call>",
+            ]),
+        ),
+        (
+            Dialect::DeepseekDsml,
+            pieces(&[
+                "<｜DSML｜function_calls>\n",
+                "<｜DSML｜invoke name=\"f\">\n",
+                "<｜DSML｜parameter name=\"a\" string=\"true\">",
+                "1",
+                "</｜DSML｜parameter>\n",
+                "<｜DSML｜parameter name=\"b\" string=\"false\">",
+                "2",
+                "</｜DSML｜parameter>\n",
+                "</｜DSML｜invoke>\n",
+                "</｜DSML｜function_calls>",
+            ]),
+        ),
+        (
+            Dialect::Glm,
+            pieces(&[
+                "<tool_call>",
+                "f\n",
+                "<arg_key>a</arg_key>\n<arg_value>",
+                "1",
+                "</arg_value>\n",
+                "<arg_key>b</arg_key>\n<arg_value>",
+                "2",
+                "</arg_value>\n",
+                "",
+                "</tool_call>",
+            ]),
+        ),
+        (
+            Dialect::KimiK3,
+            pieces(&[
+                "<|open|>tools<|sep|>",
+                "<|open|>call tool=\"f\" index=\"1\"<|sep|>",
+                "<|open|>argument key=\"a\"<|sep|>",
+                "1",
+                "<|close|>argument<|sep|>",
+                "<|open|>argument key=\"b\"<|sep|>",
+                "2",
+                "<|close|>argument<|sep|>",
+                "<|close|>call<|sep|>",
+                "<|close|>tools<|sep|>",
+            ]),
+        ),
+        (
+            Dialect::MinimaxM3,
+            m3(&[
+                "§<tool_call>",
+                "§<invoke name=\"f\">",
+                "§<a>",
+                "1",
+                "§</a>",
+                "§<b>",
+                "2",
+                "§</b>",
+                "§</invoke>",
+                "§</tool_call>",
+            ]),
+        ),
+        (
+            Dialect::Tool,
+            pieces(&[
+                "<tool>",
+                "<tool_name>f</tool_name><arguments>",
+                "<a>",
+                "1",
+                "</a>",
+                "<b>",
+                "2",
+                "</b>",
+                "</arguments>",
+                "</tool>",
+            ]),
+        ),
+    ]
+}
+
+/// A call of [`two_argument_calls`] with some of its pieces dropped, and `a` given again after
+/// `b` (its pieces 2 to 4) or not, followed by prose.
+fn damaged_call() -> impl Strategy<Value = (Dialect, String)> {
+    let calls = two_argument_calls();
+    (
+        0..calls.len(),
+        prop::collection::vec(prop::bool::weighted(0.8), 10),
+        any::<bool>(),
+    )
+        .prop_map(move |(i, keep, again)| {
+            let (dialect, pieces) = &calls[i];
+            let mut order: Vec<usize> = (0..8).collect();
+            if again {
+                order.extend([2, 3, 4]);
+            }
+            order.extend([8, 9]);
+            let mut text: String = order
+                .into_iter()
+                .filter(|&k| keep[k])
+                .map(|k| pieces[k].as_str())
+                .collect();
+            text.push_str("after");
+            (*dialect, text)
+        })
 }
