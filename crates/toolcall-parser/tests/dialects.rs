@@ -1801,6 +1801,62 @@ fn root_alternatives_name_and_type_the_parameters() {
 /// when an argument closed just before it. The raw-text dialects end an argument in one place
 /// (`RawValue::close`, and MiniMax-M3's top-level close), which ends its repairs; before, the
 /// invoke family and Kimi-K3 named the last argument for a missing call closer.
+/// A block whose call opening was left out, its parameters right after the block's opener, is a
+/// call that names no tool: a `missing_tool_name` error at the first parameter, with feedback in
+/// the dialect's syntax, the call skipped to its end, never prose (docs/FORMAT.md §9.1 rule 5,
+/// §9.5 rule 1, as GLM's `<tool_call><arg_key>` in §9.4 rule 3). A placeholder stays prose.
+#[test]
+fn parameters_without_their_call_opening_are_a_call_missing_its_name() {
+    for (dialect, text, opening) in [
+        (
+            Dialect::Qwen3Coder,
+            "<tool_call>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>after",
+            "<function=",
+        ),
+        (
+            Dialect::SeedOss,
+            "<seed:tool_call>\n<parameter=a>\n1\n</parameter>\n</seed:tool_call>after",
+            "<function=",
+        ),
+        (
+            Dialect::MinimaxM2,
+            "<minimax:tool_call>\n<parameter name=\"a\">1</parameter>\n</invoke>\n\
+             </minimax:tool_call>after",
+            "<invoke name=",
+        ),
+        (
+            Dialect::Anthropic,
+            "<function_calls>\n<parameter name=\"a\">1</parameter>\n</function_calls>after",
+            "<invoke name=",
+        ),
+        (
+            Dialect::DeepseekDsml,
+            "<｜DSML｜function_calls>\n<｜DSML｜parameter name=\"a\" string=\"true\">1\
+             </｜DSML｜parameter>\n</｜DSML｜function_calls>after",
+            "<｜DSML｜invoke name=",
+        ),
+    ] {
+        let r = parse(text, &opts(dialect));
+        assert!(r.calls().is_empty(), "{dialect:?}");
+        let [e] = r.errors()[..] else {
+            panic!("{dialect:?}: {:?}", r.errors())
+        };
+        assert_eq!(e.kind, ErrorKind::MissingToolName, "{dialect:?}");
+        assert_eq!((e.line, e.column), (2, 1), "{dialect:?}");
+        assert!(e.message.contains(opening), "{dialect:?}: {}", e.message);
+        assert!(
+            e.feedback().contains(opening),
+            "{dialect:?}: {}",
+            e.feedback()
+        );
+        assert_eq!(r.prose(), "after", "{dialect:?}");
+    }
+    let placeholder = "<tool_call>\n<parameter={{ p }}>\n</tool_call>";
+    let r = qwen(placeholder);
+    assert!(r.calls().is_empty() && r.errors().is_empty());
+    assert_eq!(r.prose(), placeholder);
+}
+
 /// A value whose close tag is missing (the call's or the block's close comes first) is repaired
 /// as `unclosed_parameter`, and the repair names its argument in every dialect (docs/FORMAT.md
 /// §4: `null` is for repairs of the call itself). GLM and Kimi-K3 once made it after the

@@ -122,36 +122,12 @@ proptest! {
     /// Which argument a repair names is decided by its kind, the same in every dialect
     /// (docs/FORMAT.md §4): the repairs of a call itself (a missing opener or closer) name none;
     /// those of a value (its close tag missing, a close tag kept as text, a repeated name, a
-    /// value kept as a string) name one of the call's arguments. Over calls of two arguments
-    /// with pieces of their markup dropped and an argument given twice, and over the soup.
+    /// value kept as a string) name one of the call's arguments. Over the soup here; over every
+    /// damaged call in `every_damaged_call_names_its_repairs_arguments_by_kind`.
     #[test]
-    fn a_repair_names_an_argument_as_its_kind_says(
-        (dialect, text, _) in damaged_call(),
-        soup in soup(),
-    ) {
-        check_repair_arguments(dialect, &text)?;
+    fn a_repair_names_an_argument_as_its_kind_says(soup in soup()) {
         for &dialect in Dialect::ALL {
             check_repair_arguments(dialect, &soup)?;
-        }
-    }
-
-    /// No call is lost or invented however its markup is damaged: a call whose opening stands
-    /// after its wrapper's gives a call or an error (never prose alone), and a reply gives one
-    /// call at most, of the arguments the call wrote; one-shot and byte by byte the same. (A
-    /// wrapper holding arguments but no call opening is prose in every dialect, by their rules.)
-    #[test]
-    fn a_damaged_call_is_a_call_or_an_error((dialect, text, opened) in damaged_call()) {
-        let options = ParseOptions::new().with_dialect(dialect);
-        let r = parse_with(&text, &options);
-        prop_assert_eq!(&parse_chunked(&text, &options, 1), &r);
-        let found = r.calls().len() + r.errors().len();
-        prop_assert!(!opened || found >= 1, "{} lost a call: {:?}", dialect, text);
-        prop_assert!(r.calls().len() <= 1, "{} invented a call: {:?}", dialect, text);
-        for call in r.calls() {
-            prop_assert!(
-                call.arguments.keys().all(|k| k == "a" || k == "b"),
-                "{} {:?} from {:?}", dialect, call.arguments, text
-            );
         }
     }
 
@@ -898,32 +874,86 @@ fn two_argument_calls() -> Vec<(Dialect, Vec<String>)> {
     ]
 }
 
-/// A call of [`two_argument_calls`] with some of its pieces dropped, and `a` given again after
-/// `b` (its pieces 2 to 4) or not, followed by prose; and whether the call was opened: its
-/// wrapper and its own opening kept (in GLM, whose name alone opens nothing, with an argument
-/// after it: docs/FORMAT.md §9.4 rule 1).
-fn damaged_call() -> impl Strategy<Value = (Dialect, String, bool)> {
-    let calls = two_argument_calls();
-    (
-        0..calls.len(),
-        prop::collection::vec(prop::bool::weighted(0.8), 10),
-        any::<bool>(),
-    )
-        .prop_map(move |(i, keep, again)| {
-            let (dialect, pieces) = &calls[i];
-            let mut order: Vec<usize> = (0..8).collect();
-            if again {
-                order.extend([2, 3, 4]);
-            }
-            order.extend([8, 9]);
-            let kept: Vec<usize> = order.into_iter().filter(|&k| keep[k]).collect();
-            let mut text: String = kept.iter().map(|&k| pieces[k].as_str()).collect();
-            text.push_str("after");
-            // GLM: the first piece after the name must open an argument.
-            let after_name = kept.iter().find(|&&k| k > 1 && !pieces[k].is_empty());
-            let opened = keep[0]
-                && keep[1]
-                && (*dialect != Dialect::Glm || matches!(after_name, Some(2 | 5)));
-            (*dialect, text, opened)
+/// Every call of [`two_argument_calls`] with any of its pieces dropped, and `a` given again
+/// after `b` (its pieces 2 to 4) or not, followed by prose; with whether the call was opened
+/// ([`call_opened`]). 8 dialects × 1,024 × 2 replies.
+fn damaged_calls() -> impl Iterator<Item = (Dialect, String, bool)> {
+    two_argument_calls()
+        .into_iter()
+        .flat_map(|(dialect, pieces)| {
+            (0u32..1 << 10).flat_map(move |mask| {
+                let pieces = pieces.clone();
+                [false, true].into_iter().map(move |again| {
+                    let mut order: Vec<usize> = (0..8).collect();
+                    if again {
+                        order.extend([2, 3, 4]);
+                    }
+                    order.extend([8, 9]);
+                    let kept: Vec<usize> =
+                        order.into_iter().filter(|&k| mask & 1 << k != 0).collect();
+                    let mut text: String = kept.iter().map(|&k| pieces[k].as_str()).collect();
+                    text.push_str("after");
+                    (dialect, text, call_opened(dialect, &pieces, &kept))
+                })
+            })
         })
+}
+
+/// No call is lost or invented however its markup is damaged: once a call is opened
+/// ([`call_opened`]) the reply gives a call or an error, never prose alone; a reply gives one
+/// call at most, of the arguments the call wrote; fed byte by byte it gives the same. Every
+/// damaged call ([`damaged_calls`]).
+#[test]
+fn every_damaged_call_is_a_call_or_an_error() {
+    for (dialect, text, opened) in damaged_calls() {
+        let options = ParseOptions::new().with_dialect(dialect);
+        let r = parse_with(&text, &options);
+        assert_eq!(parse_chunked(&text, &options, 1), r, "{dialect}: {text:?}");
+        let found = r.calls().len() + r.errors().len();
+        assert!(!opened || found >= 1, "{dialect} lost a call: {text:?}");
+        assert!(r.calls().len() <= 1, "{dialect} invented a call: {text:?}");
+        for call in r.calls() {
+            assert!(
+                call.arguments.keys().all(|k| k == "a" || k == "b"),
+                "{dialect} {:?} from {text:?}",
+                call.arguments
+            );
+        }
+    }
+}
+
+/// [`a_repair_names_an_argument_as_its_kind_says`] over every damaged call.
+#[test]
+fn every_damaged_call_names_its_repairs_arguments_by_kind() {
+    for (dialect, text, _) in damaged_calls() {
+        if let Err(e) = check_repair_arguments(dialect, &text) {
+            panic!("{e}");
+        }
+    }
+}
+
+/// Whether the pieces `kept` (indexes into `pieces`, in order) open a call by `dialect`'s rules:
+/// the wrapper, then the call's opening or, with it left out, an argument's (a call missing its
+/// name: docs/FORMAT.md §9.1 rule 5, §9.4 rule 1, §9.5 rule 1); Kimi-K3's call marker alone (its
+/// wrapper is layout); MiniMax-M3's wrapper and invoke (a block holding no invoke is prose).
+fn call_opened(dialect: Dialect, pieces: &[String], kept: &[usize]) -> bool {
+    let has = |k: usize| kept.contains(&k);
+    let next_after = |k0: usize| {
+        kept.iter()
+            .copied()
+            .find(|&k| k > k0 && !pieces[k].is_empty())
+    };
+    match dialect {
+        Dialect::KimiK3 => has(1),
+        Dialect::MinimaxM3 => has(0) && has(1),
+        Dialect::Glm => {
+            has(0)
+                && match next_after(0) {
+                    Some(2 | 5) => true,
+                    Some(1) => matches!(next_after(1), Some(2 | 5)),
+                    _ => false,
+                }
+        }
+        _ => has(0) && matches!(next_after(0), Some(1 | 2 | 5)),
+    }
 }

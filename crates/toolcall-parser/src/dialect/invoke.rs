@@ -463,6 +463,26 @@ impl Invoke {
             }
             return not_a_call(self);
         };
+        if self.kind(&lexeme) == Kind::Parameter
+            && !Self::name_attribute(tag)
+                .as_deref()
+                .is_some_and(is_placeholder)
+            && self.asm.may_begin_call(inp.w, inp.base, at, out)
+        {
+            // A parameter right after the block's opener: a call whose invoke tag was left out,
+            // never prose (docs/FORMAT.md §9.5 rule 1).
+            let mut call = self.new_call(at, tag_at, block);
+            self.pos = tag_at;
+            self.asm.begin_call(inp.w, inp.base, &call.core, out);
+            let msg = format!(
+                "the call names no tool: <{} name=\"NAME\"> must come before its parameters",
+                self.markers.invoke
+            );
+            let kind = ErrorKind::MissingToolName;
+            self.asm
+                .error(inp.w, inp.base, &mut call.core, kind, msg, tag_at);
+            return (State::Skip { call }, Flow::Again);
+        }
         if self.kind(&lexeme) != Kind::Invoke {
             return not_a_call(self);
         }

@@ -325,6 +325,25 @@ impl Qwen3Coder {
             {
                 self.begin_function(inp, at, abs, name, tag_end, out)
             }
+            // A parameter right after the block's opener: a call whose function tag was left
+            // out, never prose (docs/FORMAT.md §9.1 rule 5).
+            None if matches!(
+                lexeme,
+                Lexeme::StartTag(Tag { name: PARAMETER, value: Some(name), .. })
+                    if !is_placeholder(name)
+            ) && self.asm.may_begin_call(inp.w, inp.base, at, out) =>
+            {
+                let mut call = self.new_call(at, abs, true);
+                self.pos = abs;
+                self.asm.begin_call(inp.w, inp.base, &call.core, out);
+                let msg = "the call names no tool: `<function=NAME>` must come before its \
+                           parameters"
+                    .to_owned();
+                let kind = ErrorKind::MissingToolName;
+                self.asm
+                    .error(inp.w, inp.base, &mut call.core, kind, msg, abs);
+                (State::Skip { call }, Flow::Again)
+            }
             _ => not_a_call(self),
         }
     }
