@@ -1851,6 +1851,37 @@ fn parameters_without_their_call_opening_are_a_call_missing_its_name() {
         );
         assert_eq!(r.prose(), "after", "{dialect:?}");
     }
+    // A later call of the block, its opening left out: the call before it stands.
+    for (dialect, text, line) in [
+        (
+            Dialect::Qwen3Coder,
+            "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n\
+             <parameter=b>\n2\n</parameter>\n</function>\n</tool_call>after",
+            7,
+        ),
+        (
+            Dialect::MinimaxM2,
+            "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"a\">1</parameter>\n\
+             </invoke>\n<parameter name=\"b\">2</parameter>\n</invoke>\n</minimax:tool_call>after",
+            5,
+        ),
+    ] {
+        let r = parse(text, &opts(dialect));
+        assert_eq!(r.calls().len(), 1, "{dialect:?}");
+        assert_eq!(
+            r.calls()[0].arguments["a"].as_str(),
+            Some("1"),
+            "{dialect:?}"
+        );
+        let [e] = r.errors()[..] else {
+            panic!("{dialect:?}: {:?}", r.errors())
+        };
+        assert_eq!(
+            (e.kind, e.line, e.column),
+            (ErrorKind::MissingToolName, line, 1)
+        );
+        assert_eq!(r.prose(), "after", "{dialect:?}");
+    }
     let placeholder = "<tool_call>\n<parameter={{ p }}>\n</tool_call>";
     let r = qwen(placeholder);
     assert!(r.calls().is_empty() && r.errors().is_empty());

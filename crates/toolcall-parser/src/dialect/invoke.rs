@@ -463,25 +463,8 @@ impl Invoke {
             }
             return not_a_call(self);
         };
-        if self.kind(&lexeme) == Kind::Parameter
-            && !Self::name_attribute(tag)
-                .as_deref()
-                .is_some_and(is_placeholder)
-            && self.asm.may_begin_call(inp.w, inp.base, at, out)
-        {
-            // A parameter right after the block's opener: a call whose invoke tag was left out,
-            // never prose (docs/FORMAT.md §9.5 rule 1).
-            let mut call = self.new_call(at, tag_at, block);
-            self.pos = tag_at;
-            self.asm.begin_call(inp.w, inp.base, &call.core, out);
-            let msg = format!(
-                "the call names no tool: <{} name=\"NAME\"> must come before its parameters",
-                self.markers.invoke
-            );
-            let kind = ErrorKind::MissingToolName;
-            self.asm
-                .error(inp.w, inp.base, &mut call.core, kind, msg, tag_at);
-            return (State::Skip { call }, Flow::Again);
+        if self.is_parameter_tag(&lexeme) && self.asm.may_begin_call(inp.w, inp.base, at, out) {
+            return self.nameless_call(inp, at, tag_at, block, out);
         }
         if self.kind(&lexeme) != Kind::Invoke {
             return not_a_call(self);
@@ -495,6 +478,43 @@ impl Invoke {
         let call = self.new_call(at, tag_at + n, block);
         self.pos = tag_at + n;
         self.begin(inp, call, name, tag_at, out)
+    }
+
+    /// Whether `lexeme` is a parameter tag whose name is not a template placeholder.
+    fn is_parameter_tag(&self, lexeme: &Lexeme<'_>) -> bool {
+        match lexeme {
+            Lexeme::StartTag(tag) if self.kind(lexeme) == Kind::Parameter => {
+                !Self::name_attribute(tag)
+                    .as_deref()
+                    .is_some_and(is_placeholder)
+            }
+            _ => false,
+        }
+    }
+
+    /// A parameter tag at `tag_at` in a block where an invoke was due (right after the block's
+    /// opener, or after an invoke of the block): a call whose invoke tag was left out, from
+    /// `start`; a `missing_tool_name` error at the parameter, the call skipped to its end, never
+    /// prose (docs/FORMAT.md §9.5 rule 1).
+    fn nameless_call(
+        &mut self,
+        inp: Input<'_>,
+        start: usize,
+        tag_at: usize,
+        block: usize,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        let mut call = self.new_call(start, tag_at, block);
+        self.pos = tag_at;
+        self.asm.begin_call(inp.w, inp.base, &call.core, out);
+        let msg = format!(
+            "the call names no tool: <{} name=\"NAME\"> must come before its parameters",
+            self.markers.invoke
+        );
+        let kind = ErrorKind::MissingToolName;
+        self.asm
+            .error(inp.w, inp.base, &mut call.core, kind, msg, tag_at);
+        (State::Skip { call }, Flow::Again)
     }
 
     /// An invoke tag that is not one (`<invoke name="f"` never closed, `<invoke name=f>`) at
@@ -1119,6 +1139,13 @@ impl Invoke {
             {
                 self.asm.prose_start = at;
                 self.malformed_invoke(inp, at, at, block, out)
+            }
+            // A later call of the block whose invoke tag was left out.
+            _ if self.is_parameter_tag(&lexeme)
+                && self.asm.may_begin_call(inp.w, inp.base, at, out) =>
+            {
+                self.asm.prose_start = at;
+                self.nameless_call(inp, at, at, block, out)
             }
             _ => {
                 self.lexer.reset();

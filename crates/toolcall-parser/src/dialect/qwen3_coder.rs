@@ -61,6 +61,14 @@ pub(crate) const SEED_OSS: Markers = Markers {
 
 const FUNCTION: &str = "function";
 const PARAMETER: &str = "parameter";
+
+/// Whether `lexeme` is a parameter tag (`<parameter=NAME>`, not a template placeholder).
+fn is_parameter_tag(lexeme: &Lexeme<'_>) -> bool {
+    matches!(
+        lexeme,
+        Lexeme::StartTag(Tag { name: PARAMETER, value: Some(name), .. }) if !is_placeholder(name)
+    )
+}
 /// How a function tag begins: a probe in prose, and a function tag that never closes.
 const FUNCTION_PROBE: &str = "<function=";
 
@@ -325,27 +333,40 @@ impl Qwen3Coder {
             {
                 self.begin_function(inp, at, abs, name, tag_end, out)
             }
-            // A parameter right after the block's opener: a call whose function tag was left
-            // out, never prose (docs/FORMAT.md §9.1 rule 5).
-            None if matches!(
-                lexeme,
-                Lexeme::StartTag(Tag { name: PARAMETER, value: Some(name), .. })
-                    if !is_placeholder(name)
-            ) && self.asm.may_begin_call(inp.w, inp.base, at, out) =>
+            None if is_parameter_tag(&lexeme)
+                && self.asm.may_begin_call(inp.w, inp.base, at, out) =>
             {
-                let mut call = self.new_call(at, abs, true);
-                self.pos = abs;
-                self.asm.begin_call(inp.w, inp.base, &call.core, out);
-                let msg = "the call names no tool: `<function=NAME>` must come before its \
-                           parameters"
-                    .to_owned();
-                let kind = ErrorKind::MissingToolName;
-                self.asm
-                    .error(inp.w, inp.base, &mut call.core, kind, msg, abs);
-                (State::Skip { call }, Flow::Again)
+                self.nameless_call(inp, at, abs, out)
             }
             _ => not_a_call(self),
         }
+    }
+
+    /// A parameter tag at `tag_at` in a block where a function tag was due (right after the
+    /// block's opener, or after a function of the block): a call whose function tag was left
+    /// out, from `start`; a `missing_tool_name` error at the parameter, the call skipped to its
+    /// end, never prose (docs/FORMAT.md §9.1 rule 5).
+    fn nameless_call(
+        &mut self,
+        inp: Input<'_>,
+        start: usize,
+        tag_at: usize,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        let mut call = self.new_call(start, tag_at, true);
+        self.pos = tag_at;
+        self.asm.begin_call(inp.w, inp.base, &call.core, out);
+        let msg = "the call names no tool: `<function=NAME>` must come before its parameters";
+        let kind = ErrorKind::MissingToolName;
+        self.asm.error(
+            inp.w,
+            inp.base,
+            &mut call.core,
+            kind,
+            msg.to_owned(),
+            tag_at,
+        );
+        (State::Skip { call }, Flow::Again)
     }
 
     /// The function tag `lexeme` (`n` bytes at `abs`, in a block) begins: its name and where it
@@ -911,6 +932,14 @@ impl Qwen3Coder {
                 // The blanks before it are the block's layout (docs/FORMAT.md §9.1 rule 6).
                 self.asm.prose_start = abs;
                 self.begin_function(inp, abs, abs, name, tag_end, out)
+            }
+            // A later call of the block whose function tag was left out.
+            _ if block
+                && is_parameter_tag(&lexeme)
+                && self.asm.may_begin_call(inp.w, inp.base, abs, out) =>
+            {
+                self.asm.prose_start = abs;
+                self.nameless_call(inp, abs, abs, out)
             }
             _ => {
                 self.lexer.reset();
