@@ -1851,6 +1851,27 @@ fn parameters_without_their_call_opening_are_a_call_missing_its_name() {
         );
         assert_eq!(r.prose(), "after", "{dialect:?}");
     }
+    // Kimi-K3: an argument marker where a call was due (its blanks before are prose, as before
+    // any call).
+    let r = parse(
+        "<|open|>tools<|sep|>\n<|open|>argument key=\"a\"<|sep|>1<|close|>argument<|sep|>\n\
+         <|close|>call<|sep|><|close|>tools<|sep|>after",
+        &opts(Dialect::KimiK3),
+    );
+    let [e] = r.errors()[..] else {
+        panic!("{:?}", r.errors())
+    };
+    assert!(r.calls().is_empty());
+    assert_eq!(
+        (e.kind, e.line, e.column),
+        (ErrorKind::MissingToolName, 2, 1)
+    );
+    assert!(
+        e.feedback().contains("<|open|>call tool="),
+        "{}",
+        e.feedback()
+    );
+    assert_eq!(r.prose(), "\nafter");
     // A later call of the block, its opening left out: the call before it stands.
     for (dialect, text, line) in [
         (

@@ -934,8 +934,9 @@ fn every_damaged_call_names_its_repairs_arguments_by_kind() {
 
 /// Whether the pieces `kept` (indexes into `pieces`, in order) open a call by `dialect`'s rules:
 /// the wrapper, then the call's opening or, with it left out, an argument's (a call missing its
-/// name: docs/FORMAT.md §9.1 rule 5, §9.4 rule 1, §9.5 rule 1); Kimi-K3's call marker alone (its
-/// wrapper is layout); MiniMax-M3's wrapper and invoke (a block holding no invoke is prose).
+/// name: docs/FORMAT.md §9.1 rule 5, §9.4 rule 1, §9.5 rule 1); Kimi-K3's call marker or an
+/// argument's alone (its wrapper is layout, §9.6 rule 2); MiniMax-M3's wrapper and invoke (a
+/// block holding no invoke is prose).
 fn call_opened(dialect: Dialect, pieces: &[String], kept: &[usize]) -> bool {
     let has = |k: usize| kept.contains(&k);
     let next_after = |k0: usize| {
@@ -944,7 +945,7 @@ fn call_opened(dialect: Dialect, pieces: &[String], kept: &[usize]) -> bool {
             .find(|&k| k > k0 && !pieces[k].is_empty())
     };
     match dialect {
-        Dialect::KimiK3 => has(1),
+        Dialect::KimiK3 => has(1) || has(2) || has(5),
         Dialect::MinimaxM3 => has(0) && has(1),
         Dialect::Glm => {
             has(0)

@@ -409,6 +409,32 @@ impl KimiK3 {
                     self.pos = at + len;
                     continue;
                 }
+                // An argument where a call was due: a call whose call marker was left out, never
+                // prose (docs/FORMAT.md §9.6 rule 2).
+                Marked::Mark(
+                    Mark::Open {
+                        name: ARGUMENT,
+                        attributes,
+                    },
+                    _,
+                ) if !attribute(attributes, "key")
+                    .as_deref()
+                    .is_some_and(is_placeholder)
+                    && self.asm.may_begin_call(inp.w, inp.base, at, out) =>
+                {
+                    let mut call = Box::new(Call {
+                        core: CallCore::new(self.asm.next_index(), at, at),
+                        args: Vec::new(),
+                        json: None,
+                    });
+                    self.asm.begin_call(inp.w, inp.base, &call.core, out);
+                    self.pos = at;
+                    let msg = "the call names no tool: <|open|>call tool=\"NAME\"<|sep|> must \
+                               come before its arguments"
+                        .to_owned();
+                    self.error(inp, &mut call, ErrorKind::MissingToolName, msg, at);
+                    return (State::Skip { call }, Flow::Again);
+                }
                 _ => {
                     self.pos = at + 1;
                     continue;

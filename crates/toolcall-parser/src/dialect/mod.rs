@@ -199,7 +199,14 @@ impl Dialect {
             Dialect::Anthropic => &["<function_calls>"],
             Dialect::DeepseekDsml => &["<｜DSML｜function_calls>", "<｜DSML｜tool_calls>"],
             Dialect::Step3 => &["<｜tool_calls_begin｜>"],
-            Dialect::KimiK3 => &["<|open|>call", "<|open|> call"],
+            // An argument marker begins a call too, one whose call marker was left out
+            // (docs/FORMAT.md §9.6 rule 2: a `missing_tool_name` error).
+            Dialect::KimiK3 => &[
+                "<|open|>call",
+                "<|open|> call",
+                "<|open|>argument",
+                "<|open|> argument",
+            ],
             Dialect::MinimaxM3 => &[minimax_m3::BLOCK_OPEN],
             // Every marker of the others (a test keeps the list whole).
             Dialect::Auto => &[
@@ -218,6 +225,8 @@ impl Dialect {
                 "<｜tool_calls_begin｜>",
                 "<|open|>call",
                 "<|open|> call",
+                "<|open|>argument",
+                "<|open|> argument",
                 minimax_m3::BLOCK_OPEN,
             ],
         }
