@@ -922,6 +922,53 @@ fn every_damaged_call_is_a_call_or_an_error() {
     }
 }
 
+/// A call cut off anywhere by the end of the input is never reported as a call before the piece
+/// that completes it has arrived (the call's close: `</function>`, `</invoke>`, GLM's
+/// `</tool_call>`, Kimi-K3's call close, `</tool>`), and once opened it is an error (with what
+/// it had, `unterminated_call`), never prose alone; one-shot and byte by byte the same. Every
+/// byte offset of every call of [`two_argument_calls`].
+#[test]
+fn every_truncated_call_is_an_error_until_it_completes() {
+    for (dialect, pieces) in two_argument_calls() {
+        // The piece whose end completes the call.
+        let completes = match dialect {
+            Dialect::Glm | Dialect::Tool => 9,
+            _ => 8,
+        };
+        let full: String = pieces.concat();
+        let ends: Vec<usize> = pieces
+            .iter()
+            .scan(0, |at, p| {
+                *at += p.len();
+                Some(*at)
+            })
+            .collect();
+        for cut in (0..=full.len()).filter(|&k| full.is_char_boundary(k)) {
+            let text = &full[..cut];
+            let kept: Vec<usize> = (0..pieces.len()).filter(|&k| ends[k] <= cut).collect();
+            let options = ParseOptions::new().with_dialect(dialect);
+            let r = parse_with(text, &options);
+            assert_eq!(parse_chunked(text, &options, 1), r, "{dialect}: {text:?}");
+            // The call completes at its close tag; a layout newline after it is not needed.
+            let layout = pieces[completes].len() - pieces[completes].trim_end_matches('\n').len();
+            if cut < ends[completes] - layout {
+                assert!(
+                    r.calls().is_empty(),
+                    "{dialect} completed a cut call: {text:?}"
+                );
+                if call_opened(dialect, &pieces, &kept) {
+                    assert!(
+                        !r.errors().is_empty(),
+                        "{dialect} lost a cut call: {text:?}"
+                    );
+                }
+            } else {
+                assert_eq!(r.calls().len(), 1, "{dialect}: {text:?}");
+            }
+        }
+    }
+}
+
 /// [`a_repair_names_an_argument_as_its_kind_says`] over every damaged call.
 #[test]
 fn every_damaged_call_names_its_repairs_arguments_by_kind() {
