@@ -11,7 +11,9 @@ mod common;
 use arg_types::{Map, Value};
 use common::{parse_chunked, soup};
 use proptest::prelude::*;
-use toolcall_parser::{CallsInReasoning, Dialect, ParseOptions, Reasoning, parse, parse_with};
+use toolcall_parser::{
+    CallsInReasoning, Dialect, ErrorKind, ParseOptions, Reasoning, parse, parse_with,
+};
 use xml_fallback::escape::Escaper;
 
 /// `text` cut at the given fractions (character boundaries), in order.
@@ -924,9 +926,10 @@ fn every_damaged_call_is_a_call_or_an_error() {
 
 /// A call cut off anywhere by the end of the input is never reported as a call before the piece
 /// that completes it has arrived (the call's close: `</function>`, `</invoke>`, GLM's
-/// `</tool_call>`, Kimi-K3's call close, `</tool>`), and once opened it is an error (with what
-/// it had, `unterminated_call`), never prose alone; one-shot and byte by byte the same. Every
-/// byte offset of every call of [`two_argument_calls`].
+/// `</tool_call>`, Kimi-K3's call close, `</tool>`), and once opened it is an error, never prose
+/// alone; an `unterminated_call` error's `partial` holds exactly the arguments whose close tags
+/// arrived; one-shot and byte by byte the same. Every byte offset of every call of
+/// [`two_argument_calls`].
 #[test]
 fn every_truncated_call_is_an_error_until_it_completes() {
     for (dialect, pieces) in two_argument_calls() {
@@ -950,12 +953,25 @@ fn every_truncated_call_is_an_error_until_it_completes() {
             let r = parse_with(text, &options);
             assert_eq!(parse_chunked(text, &options, 1), r, "{dialect}: {text:?}");
             // The call completes at its close tag; a layout newline after it is not needed.
-            let layout = pieces[completes].len() - pieces[completes].trim_end_matches('\n').len();
+            let layout = layout_of(&pieces[completes]);
             if cut < ends[completes] - layout {
                 assert!(
                     r.calls().is_empty(),
                     "{dialect} completed a cut call: {text:?}"
                 );
+                // What it had: exactly the arguments whose close tags arrived.
+                if let Some(e) = (r.errors().iter()).find(|e| e.kind == ErrorKind::UnterminatedCall)
+                {
+                    let partial = e.partial.as_ref().and_then(|p| p.as_object());
+                    for (name, close) in [("a", 4), ("b", 7)] {
+                        let closed = cut >= ends[close] - layout_of(&pieces[close]);
+                        assert_eq!(
+                            partial.is_some_and(|m| m.contains_key(name)),
+                            closed,
+                            "{dialect}: {name} in {partial:?} from {text:?}"
+                        );
+                    }
+                }
                 if call_opened(dialect, &pieces, &kept) {
                     assert!(
                         !r.errors().is_empty(),
@@ -967,6 +983,11 @@ fn every_truncated_call_is_an_error_until_it_completes() {
             }
         }
     }
+}
+
+/// The layout newline ending a piece of markup, which what it closes does not wait for.
+fn layout_of(piece: &str) -> usize {
+    piece.len() - piece.trim_end_matches('\n').len()
 }
 
 /// [`a_repair_names_an_argument_as_its_kind_says`] over every damaged call.
