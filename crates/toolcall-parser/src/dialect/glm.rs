@@ -22,9 +22,10 @@
 //! ```
 
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
-use crate::call::{Encoding, RepairKind};
+use crate::call::Encoding;
 use crate::dialect::scan::{
     AfterClose, Finders, Flow, Input, RawValue, Unflushed, after_close, is_blank, non_blank,
+    repair_unclosed_value,
 };
 use crate::dialect::{Dialect, Grammar};
 use crate::error::ErrorKind;
@@ -695,15 +696,7 @@ impl Glm {
         out: &mut Vec<StreamEvent>,
     ) -> (State, Flow) {
         if kind != Close::Value {
-            // The value's own close tag is missing: a repair of its argument, made while the
-            // argument is open so that it names it (docs/FORMAT.md §4).
-            self.asm.repair(
-                inp.w,
-                inp.base,
-                &mut call.core,
-                RepairKind::UnclosedParameter,
-                close.start,
-            );
+            repair_unclosed_value(&mut self.asm, &mut call.core, inp, close.start);
         }
         self.close_value(&mut call, value, out);
         self.pos = close.end;

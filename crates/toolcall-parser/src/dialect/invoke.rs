@@ -28,7 +28,7 @@ use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snip
 use crate::call::{Encoding, RepairKind};
 use crate::dialect::scan::{
     ClosedValue, Finders, Flow, Input, Literal, Peek, RawValue, Unflushed, is_blank, literal_at,
-    non_blank, peek_markup,
+    non_blank, peek_markup, repair_unclosed_value,
 };
 use crate::dialect::{Dialect, Grammar};
 use crate::error::ErrorKind;
@@ -494,8 +494,7 @@ impl Invoke {
 
     /// A parameter tag at `tag_at` in a block where an invoke was due (right after the block's
     /// opener, or after an invoke of the block): a call whose invoke tag was left out, from
-    /// `start`; a `missing_tool_name` error at the parameter, the call skipped to its end, never
-    /// prose (docs/FORMAT.md §9.5 rule 1).
+    /// `start`; a `missing_tool_name` error at the parameter (docs/FORMAT.md §9.5 rule 1).
     fn nameless_call(
         &mut self,
         inp: Input<'_>,
@@ -504,16 +503,29 @@ impl Invoke {
         block: usize,
         out: &mut Vec<StreamEvent>,
     ) -> (State, Flow) {
-        let mut call = self.new_call(start, tag_at, block);
-        self.pos = tag_at;
-        self.asm.begin_call(inp.w, inp.base, &call.core, out);
         let msg = format!(
             "the call names no tool: <{} name=\"NAME\"> must come before its parameters",
             self.markers.invoke
         );
-        let kind = ErrorKind::MissingToolName;
+        let call = self.new_call(start, tag_at, block);
+        self.failed_call(inp, call, ErrorKind::MissingToolName, msg, tag_at, out)
+    }
+
+    /// A call just begun (`call`, read up to its `tag_end`) that is an error of `kind` at
+    /// `at`: begun, failed, and skipped to its end, never prose.
+    fn failed_call(
+        &mut self,
+        inp: Input<'_>,
+        mut call: Box<Call>,
+        kind: ErrorKind,
+        msg: String,
+        at: usize,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        self.pos = call.core.tag_end;
+        self.asm.begin_call(inp.w, inp.base, &call.core, out);
         self.asm
-            .error(inp.w, inp.base, &mut call.core, kind, msg, tag_at);
+            .error(inp.w, inp.base, &mut call.core, kind, msg, at);
         (State::Skip { call }, Flow::Again)
     }
 
@@ -528,17 +540,12 @@ impl Invoke {
         block: usize,
         out: &mut Vec<StreamEvent>,
     ) -> (State, Flow) {
-        let mut call = self.new_call(start, tag_at + 1, block);
-        self.pos = tag_at + 1;
-        self.asm.begin_call(inp.w, inp.base, &call.core, out);
         let msg = format!(
             "the <{0}> tag is not well formed: write <{0} name=\"NAME\">",
             self.markers.invoke
         );
-        let kind = ErrorKind::InvalidToolName;
-        self.asm
-            .error(inp.w, inp.base, &mut call.core, kind, msg, tag_at);
-        (State::Skip { call }, Flow::Again)
+        let call = self.new_call(start, tag_at + 1, block);
+        self.failed_call(inp, call, ErrorKind::InvalidToolName, msg, tag_at, out)
     }
 
     /// Begins a call whose invoke tag (at `tag_at`) names `name`.
@@ -894,13 +901,7 @@ impl Invoke {
                     if let Some(name) = self.next_parameter_tag(&call, &param, at_line_start, tag) {
                         unflushed.flush(&mut param.value.text, inp, abs);
                         let string = self.string_attribute(tag);
-                        self.asm.repair(
-                            inp.w,
-                            inp.base,
-                            &mut call.core,
-                            RepairKind::UnclosedParameter,
-                            abs,
-                        );
+                        repair_unclosed_value(&mut self.asm, &mut call.core, inp, abs);
                         self.close_parameter(&mut call, *param, out);
                         self.pos = abs + n;
                         return match self.open_parameter(
@@ -1024,13 +1025,7 @@ impl Invoke {
         out: &mut Vec<StreamEvent>,
     ) -> (State, Flow) {
         if kind != Close::Parameter {
-            self.asm.repair(
-                inp.w,
-                inp.base,
-                &mut call.core,
-                RepairKind::UnclosedParameter,
-                close.start,
-            );
+            repair_unclosed_value(&mut self.asm, &mut call.core, inp, close.start);
         }
         self.close_parameter(&mut call, param, out);
         self.pos = close.end;

@@ -25,7 +25,7 @@
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
 use crate::call::{Encoding, RepairKind};
 use crate::dialect::scan::{
-    ClosedValue, Flow, Input, RawValue, before_blanks, is_blank, non_blank,
+    ClosedValue, Flow, Input, RawValue, before_blanks, is_blank, non_blank, repair_unclosed_value,
 };
 use crate::dialect::{Dialect, Grammar, hermes};
 use crate::error::ErrorKind;
@@ -802,15 +802,7 @@ impl KimiK3 {
         out: &mut Vec<StreamEvent>,
     ) -> (State, Flow) {
         if kind != Close::Argument {
-            // The value's own close tag is missing: a repair of its argument, made while the
-            // argument is open so that it names it (docs/FORMAT.md §4).
-            self.asm.repair(
-                inp.w,
-                inp.base,
-                &mut call.core,
-                RepairKind::UnclosedParameter,
-                close.start,
-            );
+            repair_unclosed_value(&mut self.asm, &mut call.core, inp, close.start);
         }
         self.close_argument(&mut call, param, out);
         self.pos = close.end;

@@ -22,6 +22,7 @@
 
 use crate::assemble::{Arguments, Assembler, CallCore, complete_snippet};
 use crate::call::{ArgumentEncoding, Encoding, RepairKind};
+use crate::dialect::scan::{Flow, Input, repair_unclosed_value};
 use crate::dialect::{Dialect, Grammar};
 use crate::error::{ErrorKind, Limit, ParseError, SNIPPET_CHARS};
 use crate::event::StreamEvent;
@@ -43,35 +44,10 @@ const INVOKE: &str = "invoke";
 /// `<arguments>` do in the `tool` dialect, so `max_depth` allows the same nesting in both.
 const ARGUMENT_DEPTH: usize = 3;
 
-/// The window being read: text, its absolute offset, and whether it ends the input.
-#[derive(Debug, Clone, Copy)]
-struct Input<'w> {
-    w: &'w str,
-    base: usize,
-    is_final: bool,
-}
-
-impl Input<'_> {
-    fn end(&self) -> usize {
-        self.base + self.w.len()
-    }
-
-    fn bytes(&self) -> &[u8] {
-        self.w.as_bytes()
-    }
-
-    /// Whether the window ends (not finally) inside what may still become a marker at `at`.
-    fn may_be_marker(&self, at: usize) -> bool {
-        let rest = &self.bytes()[at - self.base..];
-        !self.is_final && rest.len() < MARKER.len() && MARKER.as_bytes().starts_with(rest)
-    }
-}
-
-/// What a handler tells the dispatcher.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Flow {
-    Again,
-    Stop,
+/// Whether the window `inp` ends (not finally) inside what may still become a marker at `at`.
+fn may_be_marker(inp: Input<'_>, at: usize) -> bool {
+    let rest = &inp.bytes()[at - inp.base..];
+    !inp.is_final && rest.len() < MARKER.len() && MARKER.as_bytes().starts_with(rest)
 }
 
 /// A tag after the marker.
@@ -357,7 +333,7 @@ impl MinimaxM3 {
             return (State::Prose, Flow::Again);
         }
         if !inp.bytes()[rel..].starts_with(MARKER.as_bytes()) {
-            if inp.may_be_marker(at) {
+            if may_be_marker(inp, at) {
                 return (State::Block { first }, Flow::Stop);
             }
             return self.begin_stray(first, at, ErrorKind::UnexpectedText);
@@ -386,7 +362,7 @@ impl MinimaxM3 {
             is_final: false,
             ..inp
         };
-        more.may_be_marker(at)
+        may_be_marker(more, at)
             || (inp.bytes()[at - inp.base..].starts_with(MARKER.as_bytes())
                 && matches!(self.read_tag(more, at), Read::NeedMore))
     }
@@ -506,7 +482,7 @@ impl MinimaxM3 {
         };
         let at = inp.base + rel;
         if !inp.bytes()[rel..].starts_with(MARKER.as_bytes()) {
-            if inp.may_be_marker(at) {
+            if may_be_marker(inp, at) {
                 return (State::Invoke { call }, Flow::Stop);
             }
             let msg = "text is not allowed directly inside an invoke; only arguments \
@@ -695,13 +671,7 @@ impl MinimaxM3 {
                     // The close of an enclosing element, only empty elements open inside it:
                     // their closes were left out (a model's `<parent><empty></parent>`, rule 9).
                     if let Some(keep) = empty_inside(&call.stack, name) {
-                        self.asm.repair(
-                            inp.w,
-                            inp.base,
-                            &mut call.core,
-                            RepairKind::UnclosedParameter,
-                            m,
-                        );
+                        repair_unclosed_value(&mut self.asm, &mut call.core, inp, m);
                         while call.stack.len() > keep {
                             self.close_element(&mut call, m, out);
                         }
@@ -840,13 +810,7 @@ impl MinimaxM3 {
         out: &mut Vec<StreamEvent>,
     ) {
         if !call.stack.is_empty() {
-            self.asm.repair(
-                inp.w,
-                inp.base,
-                &mut call.core,
-                RepairKind::UnclosedParameter,
-                at,
-            );
+            repair_unclosed_value(&mut self.asm, &mut call.core, inp, at);
         }
         while !call.stack.is_empty() {
             self.close_element(call, at, out);

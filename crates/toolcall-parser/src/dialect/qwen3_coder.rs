@@ -28,6 +28,7 @@ use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snip
 use crate::call::{Encoding, RepairKind};
 use crate::dialect::scan::{
     AfterClose, Finders, Flow, Input, RawValue, Unflushed, after_close, is_blank, non_blank,
+    repair_unclosed_value,
 };
 use crate::dialect::{Dialect, Grammar};
 use crate::error::ErrorKind;
@@ -721,13 +722,7 @@ impl Qwen3Coder {
                 Lexeme::StartTag(ref tag) => {
                     if let Some(name) = self.next_parameter_tag(&call, &param, at_line_start, tag) {
                         unflushed.flush(&mut param.text, inp, abs);
-                        self.asm.repair(
-                            inp.w,
-                            inp.base,
-                            &mut call.core,
-                            RepairKind::UnclosedParameter,
-                            abs,
-                        );
+                        repair_unclosed_value(&mut self.asm, &mut call.core, inp, abs);
                         self.close_parameter(&mut call, *param, out);
                         self.pos = abs + n;
                         return match self.open_parameter(inp, &mut call, name, abs, abs + n, out) {
@@ -831,13 +826,7 @@ impl Qwen3Coder {
         out: &mut Vec<StreamEvent>,
     ) -> (State, Flow) {
         if kind != Close::Parameter {
-            self.asm.repair(
-                inp.w,
-                inp.base,
-                &mut call.core,
-                RepairKind::UnclosedParameter,
-                close.start,
-            );
+            repair_unclosed_value(&mut self.asm, &mut call.core, inp, close.start);
         }
         self.close_parameter(&mut call, param, out);
         self.pos = close.end;

@@ -101,6 +101,18 @@ impl Unflushed {
     }
 }
 
+/// A value left unclosed at absolute offset `at` (its close tag missing where the next argument,
+/// the call's close or the block's close stands): a repair of its argument, made before the value
+/// closes so that it names the argument (docs/FORMAT.md §4). Every raw-text grammar's.
+pub(crate) fn repair_unclosed_value(
+    asm: &mut Assembler,
+    core: &mut CallCore,
+    inp: Input<'_>,
+    at: usize,
+) {
+    asm.repair(inp.w, inp.base, core, RepairKind::UnclosedParameter, at);
+}
+
 /// Whether what follows a raw-text value's `text` stands at the start of one of its lines: the
 /// value is empty or ends with a line feed. Where a parameter tag may begin (docs/FORMAT.md
 /// §9.1 rule 3), in every raw-text grammar and fast path.

@@ -10,6 +10,7 @@
 
 use crate::assemble::{Arguments, Assembler, CallCore, complete_snippet};
 use crate::call::RepairKind;
+use crate::dialect::scan::Flow;
 use crate::dialect::{Dialect, Grammar};
 use crate::error::{Cause, ErrorKind};
 use crate::event::StreamEvent;
@@ -26,13 +27,6 @@ mod deltas;
 const BLOCK: &str = "tool_call";
 const BLOCK_PROBE: &[u8] = b"<tool_call";
 const BLOCK_CLOSER: &[u8] = b"</tool_call>";
-
-/// What a handler tells the dispatcher.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Flow {
-    Again,
-    Stop,
-}
 
 /// The grammar's state; each variant holds what it needs.
 #[derive(Debug, Default)]

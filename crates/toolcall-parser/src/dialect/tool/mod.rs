@@ -14,6 +14,7 @@
 //! - [`ending`]: errors and recovery, building the finished call, argument deltas.
 
 use crate::assemble::{Arguments, Assembler, CallCore};
+use crate::dialect::scan::Flow;
 use crate::dialect::{Dialect, Grammar};
 use crate::event::StreamEvent;
 use crate::fence::Fence;
@@ -30,14 +31,6 @@ mod elements;
 mod ending;
 mod legacy;
 mod prose;
-
-/// What a mode handler tells the dispatcher.
-enum Flow {
-    /// The mode changed: dispatch again.
-    Again,
-    /// The window is used up (or the input is finished).
-    Stop,
-}
 
 #[derive(Debug, Clone, Copy)]
 enum Mode {
