@@ -56,7 +56,7 @@ USAGE:
         clippy       clippy on every target, -D warnings                  35 s
         tests        unit, integration and property tests (nextest when   80 s
                      installed, else cargo test)
-        doc-tests    cargo test --doc                                     20 s
+        doc-tests    cargo test --doc, rustdoc warnings as errors          20 s
         docs         rustdoc with -D warnings                             10 s
         fuzz-smoke   build every fuzz target (nightly, AddressSanitizer),  5 min
                      then run each for 20 s; needs the nightly toolchain

@@ -73,7 +73,8 @@ impl Fence {
 /// What begins a line, for Markdown fences.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum FenceMarker {
-    /// ``` or ~~~ (the character and the run's length: three or more), after at most three spaces.
+    /// A run of three or more backticks or tildes (the character and the run's length), after at
+    /// most three spaces.
     Fence(u8, usize),
     /// No fence marker.
     None,

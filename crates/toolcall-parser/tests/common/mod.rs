@@ -1,6 +1,8 @@
 //! Helpers shared by the parser's integration tests.
 #![allow(dead_code)]
 
+pub(crate) mod damaged;
+
 use toolcall_parser::{ParseOptions, ParseResult, StreamEvent, StreamParser};
 
 /// Streams `text` in chunks of `n` bytes (at character boundaries) and folds the events.
