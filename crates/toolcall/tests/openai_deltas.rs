@@ -655,3 +655,24 @@ fn additional_properties_behind_a_root_reference_decide_streaming() {
         assert_eq!(calls[0].1, r#"{"s":"ab","n":5}"#, "chunks of {size}");
     }
 }
+
+// The parser's damaged-call generators, shared rather than copied.
+#[allow(dead_code)]
+#[path = "../../toolcall-parser/tests/common/damaged.rs"]
+mod damaged;
+
+/// Every damaged call of eight dialects (a call of two arguments with any pieces of its markup
+/// dropped, toolcall-parser's `tests/common/damaged.rs`), streamed in 1- and 3-byte chunks: the
+/// calls the stream completes are exactly the one-shot parse's, each call's fragments form its
+/// final arguments, and `feed_reusing` makes the same deltas. A call the parser fails is never
+/// completed by the stream.
+#[test]
+fn every_damaged_call_streams_as_it_parses() {
+    for (dialect, text, _) in damaged::damaged_calls() {
+        let opts = ParseOptions::new().with_dialect(dialect);
+        for n in [1, 3] {
+            let cuts: Vec<usize> = (n..text.len()).step_by(n).collect();
+            check(&text, &opts, &cuts);
+        }
+    }
+}
