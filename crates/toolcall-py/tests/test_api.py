@@ -118,6 +118,18 @@ def test_spans_are_character_offsets() -> None:
         assert stream(random_pieces(text, random.Random(n), n)) == as_dict(r)
 
 
+def test_a_call_missing_its_function_tag_is_an_error_not_prose() -> None:
+    # The model left out `<function=NAME>`: an error with feedback, never text passed on.
+    text = "<tool_call>\n<parameter=path>\na.txt\n</parameter>\n</function>\n</tool_call>\ndone"
+    r = toolcall.parse(text, dialect="qwen3-coder")
+    assert r.calls == [] and r.prose == "\ndone"
+    [e] = r.errors
+    assert e["kind"] == "missing_tool_name" and (e["line"], e["column"]) == (2, 1)
+    assert "<function=NAME>" in e["feedback"]
+    for n in (1, 3, 8):
+        assert stream(random_pieces(text, random.Random(n), n), dialect="qwen3-coder") == as_dict(r)
+
+
 def test_tools_in_openai_and_mcp_shapes_type_arguments() -> None:
     by_openai = toolcall.parse(QWEN, dialect="qwen3-coder", tools=OPENAI_TOOLS)
     assert by_openai.calls[0]["arguments"] == {"path": "src/lib.rs", "line_start": 10}
