@@ -70,6 +70,7 @@ fn is_parameter_tag(lexeme: &Lexeme<'_>) -> bool {
         Lexeme::StartTag(Tag { name: PARAMETER, value: Some(name), .. }) if !is_placeholder(name)
     )
 }
+
 /// How a function tag begins: a probe in prose, and a function tag that never closes.
 const FUNCTION_PROBE: &str = "<function=";
 
