@@ -13,7 +13,7 @@ use common::damaged::{call_opened, damaged_calls, layout_of, two_argument_calls}
 use common::{parse_chunked, soup};
 use proptest::prelude::*;
 use toolcall_parser::{
-    CallsInReasoning, Dialect, ErrorKind, ParseOptions, Reasoning, parse, parse_with,
+    CallsInReasoning, Dialect, ErrorKind, ParseOptions, Reasoning, RepairKind, parse, parse_with,
 };
 use xml_fallback::escape::Escaper;
 
@@ -845,6 +845,58 @@ fn every_damaged_call_names_its_repairs_arguments_by_kind() {
     for (dialect, text, _) in damaged_calls() {
         if let Err(e) = check_repair_arguments(dialect, &text) {
             panic!("{e}");
+        }
+    }
+}
+
+/// The reasoning channel changes no call: every damaged call read after a closed reasoning block,
+/// and inside an open one (a call ends reasoning under the default policy), gives the calls
+/// (names, arguments, repairs) and errors (kinds, partial arguments) it gives without reasoning;
+/// byte by byte the same as one-shot.
+#[test]
+fn every_damaged_call_reads_the_same_beside_reasoning() {
+    type Shape = (
+        Vec<(
+            String,
+            arg_types::Map,
+            Vec<(RepairKind, Option<String>, usize)>,
+        )>,
+        Vec<(ErrorKind, Option<serde_json::Value>)>,
+    );
+    let shape = |r: &toolcall_parser::ParseResult| -> Shape {
+        let calls = (r.calls().iter())
+            .map(|c| {
+                let repairs = (c.repairs.iter())
+                    .map(|x| (x.kind, x.argument.clone(), x.count))
+                    .collect();
+                (c.tool_name.clone(), c.arguments.clone(), repairs)
+            })
+            .collect();
+        let errors = (r.errors().iter())
+            .map(|e| (e.kind, e.partial.clone()))
+            .collect();
+        (calls, errors)
+    };
+    for (dialect, text, _) in damaged_calls() {
+        let plain = shape(&parse_with(
+            &text,
+            &ParseOptions::new().with_dialect(dialect),
+        ));
+        let reasoning = Reasoning::for_dialect(dialect);
+        let (open, close) = reasoning.markers();
+        let opts = ParseOptions::new()
+            .with_dialect(dialect)
+            .with_reasoning(reasoning.clone());
+        let after = format!("{open}thinking{close}{text}");
+        let r = parse_with(&after, &opts);
+        assert_eq!(shape(&r), plain, "{dialect} after reasoning: {after:?}");
+        assert_eq!(r.reasoning(), "thinking");
+        // Inside reasoning left open, a call ends it: read as without (or none, if none began).
+        let inside = format!("{open}thinking\n{text}");
+        let r = parse_with(&inside, &opts);
+        assert_eq!(parse_chunked(&inside, &opts, 1), r, "{dialect}: {inside:?}");
+        if !(plain.0.is_empty() && plain.1.is_empty()) {
+            assert_eq!(shape(&r), plain, "{dialect} inside reasoning: {inside:?}");
         }
     }
 }
