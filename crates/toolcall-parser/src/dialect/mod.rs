@@ -177,6 +177,8 @@ impl Dialect {
     /// The markers that begin a call in this dialect: every call it reads from prose begins
     /// with one of them, byte for byte (docs/FORMAT.md §9.7 rule 7), so a server can watch for
     /// them to hold text back; under the `end` reasoning policy, one of them ends reasoning.
+    /// Kimi-K3's argument marker is among them: where its call marker was left out, a call
+    /// that names no tool begins there, an error (§9.6 rule 2).
     /// `auto`'s are every other dialect's.
     ///
     /// ```
