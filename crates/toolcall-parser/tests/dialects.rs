@@ -194,6 +194,8 @@ fn rule_5_names_are_checked_and_placeholders_are_prose() {
     // The first value stands (what was streamed of it stays true); the second is dropped.
     assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("1"));
     assert_eq!(repairs(&r), [RepairKind::DuplicateArgument]);
+    // A repair of the argument given again: it names it (docs/FORMAT.md §4).
+    assert_eq!(r.calls()[0].repairs[0].argument.as_deref(), Some("a"));
 }
 
 #[test]
@@ -535,6 +537,8 @@ fn glm_rule_7_cut_off_or_interrupted_calls_are_never_calls() {
     // The first value stands (what was streamed of it stays true); the second is dropped.
     assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("1"));
     assert_eq!(repairs(&r), [RepairKind::DuplicateArgument]);
+    // A repair of the argument given again: it names it (docs/FORMAT.md §4).
+    assert_eq!(r.calls()[0].repairs[0].argument.as_deref(), Some("a"));
 }
 
 /// The argument deltas of `text` streamed in chunks of `n`, concatenated.
@@ -1113,6 +1117,8 @@ fn kimi_rule_9_a_json_block_holds_all_the_arguments() {
         serde_json::json!({"b": 1, "a": [2, 3]})
     );
     assert_eq!(repairs(&r), [RepairKind::DuplicateArgument]);
+    // In a JSON object the names given twice are one repair of the object: it names none.
+    assert_eq!(r.calls()[0].repairs[0].argument, None);
     // Markers inside the object's strings are its text: the object ends where its JSON does.
     let r = kimi(
         "<|open|>call tool=\"run\"<|sep|><|open|>json<|sep|>{\"c\": \"a <|close|>json<|sep|> \

@@ -346,8 +346,8 @@ impl Qwen3Coder {
 
     /// A parameter tag at `tag_at` in a block where a function tag was due (right after the
     /// block's opener, or after a function of the block): a call whose function tag was left
-    /// out, from `start`; a `missing_tool_name` error at the parameter, the call skipped to its
-    /// end, never prose (docs/FORMAT.md §9.1 rule 5).
+    /// out, from `start`; a `missing_tool_name` error at the parameter (docs/FORMAT.md §9.1
+    /// rule 5).
     fn nameless_call(
         &mut self,
         inp: Input<'_>,
@@ -355,19 +355,33 @@ impl Qwen3Coder {
         tag_at: usize,
         out: &mut Vec<StreamEvent>,
     ) -> (State, Flow) {
-        let mut call = self.new_call(start, tag_at, true);
-        self.pos = tag_at;
-        self.asm.begin_call(inp.w, inp.base, &call.core, out);
         let msg = "the call names no tool: `<function=NAME>` must come before its parameters";
-        let kind = ErrorKind::MissingToolName;
-        self.asm.error(
-            inp.w,
-            inp.base,
-            &mut call.core,
-            kind,
+        let call = self.new_call(start, tag_at, true);
+        self.failed_call(
+            inp,
+            call,
+            ErrorKind::MissingToolName,
             msg.to_owned(),
             tag_at,
-        );
+            out,
+        )
+    }
+
+    /// A call just begun (`call`, read up to its `tag_end`) that is an error of `kind` at
+    /// `at`: begun, failed, and skipped to its end, never prose.
+    fn failed_call(
+        &mut self,
+        inp: Input<'_>,
+        mut call: Box<Call>,
+        kind: ErrorKind,
+        msg: String,
+        at: usize,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        self.pos = call.core.tag_end;
+        self.asm.begin_call(inp.w, inp.base, &call.core, out);
+        self.asm
+            .error(inp.w, inp.base, &mut call.core, kind, msg, at);
         (State::Skip { call }, Flow::Again)
     }
 
@@ -409,10 +423,10 @@ impl Qwen3Coder {
         out: &mut Vec<StreamEvent>,
     ) -> (State, Flow) {
         let mut call = self.new_call(start, tag_end, true);
-        self.pos = tag_end;
-        self.asm.begin_call(inp.w, inp.base, &call.core, out);
         let msg = match name {
             Some(name) if is_valid_name(name) => {
+                self.pos = tag_end;
+                self.asm.begin_call(inp.w, inp.base, &call.core, out);
                 call.core.tool_name = Some(name.to_owned());
                 self.asm.tool_name_known(&call.core, out);
                 return (State::Function { call }, Flow::Again);
@@ -420,10 +434,7 @@ impl Qwen3Coder {
             Some(name) => format!("`{}` is not a valid tool name", crate::error::snippet(name)),
             None => "the function tag is not closed: `<function=NAME>` needs its `>`".into(),
         };
-        let kind = ErrorKind::InvalidToolName;
-        self.asm
-            .error(inp.w, inp.base, &mut call.core, kind, msg, tag_at);
-        (State::Skip { call }, Flow::Again)
+        self.failed_call(inp, call, ErrorKind::InvalidToolName, msg, tag_at, out)
     }
 
     /// A bare `<function=NAME>`: a call (missing its opener) only if a parameter or its close

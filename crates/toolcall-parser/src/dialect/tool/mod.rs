@@ -154,11 +154,11 @@ impl Frame {
     }
 
     /// Appends CDATA content to the last CDATA node, or to a new one ([`new_cdata`], out of line:
-    /// a streamed byte of a CDATA section appends here on every feed).
+    /// a streamed byte of a CDATA section appends here on every feed). Inside a section no text
+    /// is pending: the section's node, made by [`new_cdata`] (which moves pending text in first),
+    /// is the last child until the section ends.
     ///
     /// [`new_cdata`]: Self::new_cdata
-    /// Inside a section no text is pending: the section's node, made by [`new_cdata`] (which
-    /// moves pending text in first), is the last child until the section ends.
     #[inline(always)]
     fn push_cdata(&mut self, s: &str) {
         debug_assert!(self.text.is_empty(), "text pending inside a CDATA section");
