@@ -331,12 +331,22 @@ impl Lexer {
         let bytes = w.as_bytes();
         let mut refs = false;
         let mut i = pos;
+        let mut specials = Specials::from(pos);
         loop {
-            let Some(j) = next_special(bytes, i) else {
+            let Some(j) = specials.next(bytes, i) else {
                 out.push_str(&w[i..]);
                 return (bytes.len() - pos, refs);
             };
-            out.push_str(&w[i..j]);
+            match w.get(i..i + 16) {
+                // A short run (most of escaped code's): sixteen bytes moved whole, no
+                // `memcpy` call and its branches on the length, the bytes past the run dropped;
+                // only into room there is (a short value's string does not grow for it).
+                Some(s) if j - i <= 16 && out.capacity() - out.len() >= 16 => {
+                    out.push_str(s);
+                    out.truncate(out.len() - (16 - (j - i)));
+                }
+                _ => out.push_str(&w[i..j]),
+            }
             let rest = &bytes[j + 1..];
             // Each arm pushes its own character: a literal one is a byte, not an encoding.
             let len = match bytes[j] {
@@ -774,6 +784,65 @@ pub(crate) fn named_entity_prefix(rest: &[u8]) -> bool {
             | [b'q', b'u', b'o']
             | [b'q', b'u', b'o', b't']
     )
+}
+
+/// The `<`, `&` and CR bytes of a text run in order. Where they come close together (after one
+/// was found, until a block holds none) they are found a 64-byte block at a time
+/// ([`swar::block`], one bit per byte) and walked lowest first: where the next one is never
+/// waits for the decoding of the one before, and a block's walk ends once per block, not at an
+/// unpredictable word per reference. Elsewhere (the first, a long run, the last bytes) by
+/// [`next_special`]: a short value's one `<` costs no block, a long run is `memchr3`'s.
+struct Specials {
+    /// Where the block the bits are of begins.
+    block: usize,
+    /// Where the bytes searched end.
+    end: usize,
+    /// The block's special bytes not yet returned, bit `k` for `bytes[block + k]`.
+    bits: u64,
+    /// Whether the next search is a block's.
+    dense: bool,
+}
+
+impl Specials {
+    /// The special bytes at and after `pos`.
+    fn from(pos: usize) -> Self {
+        Specials {
+            block: pos,
+            end: pos,
+            bits: 0,
+            dense: false,
+        }
+    }
+
+    /// The next special byte at or after `i`, where `i` is at or after the last one returned and
+    /// the bytes between were read (a reference, a line end: none of them holds a special byte;
+    /// one that did would be skipped).
+    #[inline]
+    fn next(&mut self, bytes: &[u8], i: usize) -> Option<usize> {
+        loop {
+            if self.bits != 0 {
+                let j = self.block + self.bits.trailing_zeros() as usize;
+                self.bits &= self.bits - 1;
+                if j >= i {
+                    return Some(j);
+                }
+                continue;
+            }
+            if self.dense
+                && let Some(chunk) = bytes[self.end..].first_chunk::<64>()
+            {
+                self.block = self.end;
+                self.end += 64;
+                self.bits = swar::block(chunk, [b'<', b'&', b'\r']);
+                self.dense = self.bits != 0;
+                continue;
+            }
+            let j = next_special(bytes, self.end.max(i))?;
+            self.end = j + 1;
+            self.dense = true;
+            return Some(j);
+        }
+    }
 }
 
 /// The next `<`, `&` or CR at or after `from`. Entity-escaped code has a reference every dozen
@@ -1218,6 +1287,53 @@ mod tests {
             if named_entity_prefix(&rest) {
                 proptest::prop_assert_eq!(general, RefMatch::Incomplete);
             }
+        }
+
+        /// `text_run` decodes what the lexemes of the general path decode, and stops where they
+        /// stop (markup, a forbidden character's reference, a reference or CR the window's end
+        /// cuts short), with the same bare `&`s: across 64-byte blocks, runs longer and shorter
+        /// than its sixteen-byte moves, characters of every width across a move's end.
+        #[test]
+        fn text_run_decodes_as_the_lexemes_do(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "a", "b c", "é", "😀", "0123456789abcdefghi", "<", "<b>", "&", "&lt;", "&gt;",
+                "&amp;", "&quot;", "&apos;", "&#60;", "&#x3c;", "&#0;", "&l", "&amp", "&x;",
+                "\r", "\r\n", "\n", "]]>",
+            ]), 0..80),
+            start in 0usize..80,
+            is_final in proptest::bool::ANY,
+        ) {
+            let w: String = pieces.concat();
+            let pos: usize = pieces[..start.min(pieces.len())].iter().map(|p| p.len()).sum();
+            let base = 1000;
+            let (mut out, mut bare) = (String::new(), BareAmps::default());
+            let (n, refs) = Lexer::default().text_run(&w, pos, base, is_final, &mut out, &mut bare);
+
+            let (mut expected, mut expected_bare, mut expected_refs) = (String::new(), vec![], false);
+            let mut lexer = Lexer::default();
+            let mut i = pos;
+            while let Some((lexeme, len)) = lexer.next(&w, i, base, is_final) {
+                match lexeme {
+                    Lexeme::Text(s) => expected.push_str(s),
+                    Lexeme::Newline => expected.push('\n'),
+                    Lexeme::Char(c) => {
+                        expected.push(c);
+                        expected_refs = true;
+                    }
+                    Lexeme::BareAmp => {
+                        expected.push('&');
+                        expected_bare.push(base + i);
+                    }
+                    _ => break,
+                }
+                i += len;
+            }
+            proptest::prop_assert_eq!(&out, &expected);
+            proptest::prop_assert_eq!(n, i - pos);
+            proptest::prop_assert_eq!(refs, expected_refs);
+            proptest::prop_assert_eq!(bare.count, expected_bare.len());
+            expected_bare.truncate(crate::MAX_REPAIR_POSITIONS);
+            proptest::prop_assert_eq!(bare.first, expected_bare);
         }
 
         /// The bytewise tail of `next_special` finds what `memchr3` finds.
