@@ -12,6 +12,7 @@
 use crate::swar;
 use memchr::{memchr, memchr3, memmem};
 use std::borrow::Cow;
+use std::sync::LazyLock;
 use xml_fallback::reference::{RefMatch, ReferenceMatcher, Step};
 
 /// Longest tag (from `<` to `>`) taken as markup; a longer one is text. Bounds the lookahead.
@@ -183,15 +184,52 @@ impl Seek {
 #[derive(Debug, Clone)]
 pub(crate) struct Lexer {
     /// All that changes as it reads: saved before a lexeme is read ahead and put back after
-    /// ([`Lexer::save`], [`Lexer::restore`]), where a clone of the whole lexer copied and dropped
-    /// its five finders (about 520 instructions a peek).
+    /// ([`Lexer::save`], [`Lexer::restore`]).
     state: LexerState,
+    /// Its searches, shared by every lexer of the same kind ([`Finders`]).
+    finders: &'static Finders,
+}
+
+/// The searches a lexer makes for its terminators (`]]>`, `-->`, `?>`, and a barrier's `<name`
+/// and `</name`), built once per process and shared: a finder's set-up costs about 270
+/// instructions, and a one-shot parse of a short reply built five of them (3.3 k of the 6.2 k
+/// instructions `parse` spent on a two-byte input), then copied them into its grammar, whose
+/// allocation they made over-aligned.
+#[derive(Debug)]
+pub(crate) struct Finders {
     cdata_end: memmem::Finder<'static>,
     comment_end: memmem::Finder<'static>,
     pi_end: memmem::Finder<'static>,
-    /// `<NAME` and `</NAME` of [`Lexer::with_barrier`]: markup a comment may not hold.
+    /// `<NAME` and `</NAME` of [`Finders::with_barrier`]: markup a comment may not hold.
     barrier: Option<[memmem::Finder<'static>; 2]>,
 }
+
+impl Finders {
+    fn new(barrier: Option<[memmem::Finder<'static>; 2]>) -> Self {
+        Finders {
+            cdata_end: memmem::Finder::new(b"]]>"),
+            comment_end: memmem::Finder::new(b"-->"),
+            pi_end: memmem::Finder::new(b"?>"),
+            barrier,
+        }
+    }
+
+    /// The searches of a lexer whose comments and processing instructions may not hold `open`
+    /// (`<name`) or `close` (`</name`) (docs/FORMAT.md §7): one that does is no comment, its
+    /// `<` is literal, so an unclosed `<!--` cannot swallow the element `name` (a call's end,
+    /// the next call). A grammar keeps them in a `static` and lexes with
+    /// [`Lexer::with_finders`].
+    pub(crate) fn with_barrier(open: &'static str, close: &'static str) -> Self {
+        debug_assert!(open.starts_with('<') && close.starts_with("</") && close[2..] == open[1..]);
+        Finders::new(Some([
+            memmem::Finder::new(open.as_bytes()),
+            memmem::Finder::new(close.as_bytes()),
+        ]))
+    }
+}
+
+/// The searches of a lexer with no barrier.
+static PLAIN: LazyLock<Finders> = LazyLock::new(|| Finders::new(None));
 
 /// What a [`Lexer`] changes as it reads (its finders never change).
 #[derive(Debug, Clone, Copy, Default)]
@@ -220,13 +258,7 @@ impl Lexer {
 
 impl Default for Lexer {
     fn default() -> Self {
-        Lexer {
-            state: LexerState::default(),
-            cdata_end: memmem::Finder::new(b"]]>"),
-            comment_end: memmem::Finder::new(b"-->"),
-            pi_end: memmem::Finder::new(b"?>"),
-            barrier: None,
-        }
+        Lexer::with_finders(&PLAIN)
     }
 }
 
@@ -256,18 +288,11 @@ impl BareAmps {
 pub(crate) type Lexed<'w> = Option<(Lexeme<'w>, usize)>;
 
 impl Lexer {
-    /// A lexer whose comments and processing instructions may not hold `<name` or `</name`
-    /// (docs/FORMAT.md §7): one that does is no comment, its `<` is literal, so an unclosed
-    /// `<!--` cannot swallow the element `name` (a call's end, the next call).
-    pub(crate) fn with_barrier(name: &str) -> Self {
-        let open = format!("<{name}");
-        let close = format!("</{name}");
+    /// A lexer searching with `finders` (a barrier's: [`Finders::with_barrier`]).
+    pub(crate) fn with_finders(finders: &'static Finders) -> Self {
         Lexer {
-            barrier: Some([
-                memmem::Finder::new(open.as_bytes()).into_owned(),
-                memmem::Finder::new(close.as_bytes()).into_owned(),
-            ]),
-            ..Lexer::default()
+            state: LexerState::default(),
+            finders,
         }
     }
 
@@ -421,24 +446,25 @@ impl Lexer {
     fn long_cdata_end(&mut self, bytes: &[u8], pos: usize, base: usize, is_final: bool) -> usize {
         let rest = &bytes[pos..];
         let at = base + pos;
-        let end = match self
-            .state
-            .seek_cdata
-            .find(bytes, base, at, usize::MAX, &self.cdata_end)
-        {
-            Some(i) => i - at,
-            None if is_final => rest.len(),
-            None => {
-                let hold = if rest.ends_with(b"]]") {
-                    2
-                } else if rest.ends_with(b"]") {
-                    1
-                } else {
-                    0
-                };
-                rest.len() - hold
-            }
-        };
+        let end =
+            match self
+                .state
+                .seek_cdata
+                .find(bytes, base, at, usize::MAX, &self.finders.cdata_end)
+            {
+                Some(i) => i - at,
+                None if is_final => rest.len(),
+                None => {
+                    let hold = if rest.ends_with(b"]]") {
+                        2
+                    } else if rest.ends_with(b"]") {
+                        1
+                    } else {
+                        0
+                    };
+                    rest.len() - hold
+                }
+            };
         let cr = memchr(b'\r', &rest[..end]);
         scanned(cr.map_or(end, |i| i + 1));
         cr.unwrap_or(end)
@@ -541,13 +567,13 @@ impl Lexer {
         let (lexeme, finder, seek, opener) = match kind {
             Fixed::Pi => (
                 Lexeme::ProcessingInstruction,
-                &self.pi_end,
+                &self.finders.pi_end,
                 &mut self.state.seek_pi,
                 2,
             ),
             _ => (
                 Lexeme::Comment,
-                &self.comment_end,
+                &self.finders.comment_end,
                 &mut self.state.seek_comment,
                 4,
             ),
@@ -559,7 +585,7 @@ impl Lexer {
         let end = seek.find(bytes, base, body, limit, finder);
         // A barrier before the terminator (or, while it is not in sight, anywhere in the window).
         let barrier_limit = end.unwrap_or(limit);
-        let barred = match &self.barrier {
+        let barred = match &self.finders.barrier {
             Some(finders) => finders
                 .iter()
                 .zip(&mut self.state.seek_barrier)

@@ -19,6 +19,8 @@
 //!     └──every candidate leaves the marker as prose──┘
 //! ```
 
+use std::sync::LazyLock;
+
 use crate::assemble::Assembler;
 use crate::dialect::scan::Input;
 use crate::dialect::{Dialect, Grammar};
@@ -79,8 +81,8 @@ pub(crate) struct Auto {
     /// Prose before the first marker, the driver's positions, the options the candidates get.
     asm: Assembler,
     state: State,
-    /// Every dialect's call markers, with the dialect's bit.
-    markers: Vec<(&'static str, u64)>,
+    /// Every dialect's call markers, with the dialect's bit ([`MARKERS`]).
+    markers: &'static [(&'static str, u64)],
     /// The next byte to probe.
     scan: usize,
     fence: Fence,
@@ -141,18 +143,24 @@ impl Grammar for Auto {
     }
 }
 
+/// Every dialect's call markers, each with its dialect's bit (the dialect's index in
+/// [`Dialect::ALL`]): made once per process, where a list made per parser cost 2 k instructions
+/// of growing it, a third of a short reply's parse.
+static MARKERS: LazyLock<Vec<(&'static str, u64)>> = LazyLock::new(|| {
+    Dialect::ALL
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| **d != Dialect::Auto)
+        .flat_map(|(i, d)| d.call_markers().iter().map(move |m| (*m, 1u64 << i)))
+        .collect()
+});
+
 impl Auto {
     pub(crate) fn new(opts: ParseOptions, progress: bool) -> Self {
-        let markers = Dialect::ALL
-            .iter()
-            .enumerate()
-            .filter(|(_, d)| **d != Dialect::Auto)
-            .flat_map(|(i, d)| d.call_markers().iter().map(move |m| (*m, 1u64 << i)))
-            .collect();
         Auto {
             asm: Assembler::new(opts, Dialect::Auto, progress),
             state: State::Probing,
-            markers,
+            markers: &MARKERS,
             scan: 0,
             fence: Fence::default(),
         }
@@ -303,7 +311,7 @@ impl Auto {
             let s = &bytes[rel + i..];
             let mut dialects = 0;
             let mut need_more = false;
-            for (m, bit) in &self.markers {
+            for (m, bit) in self.markers {
                 let m = m.as_bytes();
                 if s.starts_with(m) {
                     dialects |= bit;

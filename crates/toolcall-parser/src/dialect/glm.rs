@@ -24,8 +24,8 @@
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
 use crate::call::Encoding;
 use crate::dialect::scan::{
-    AfterClose, Finders, Flow, Input, RawValue, Unflushed, after_close, is_blank, non_blank,
-    repair_unclosed_value,
+    AfterClose, Finders, Flow, Input, RawValue, Unflushed, VALUE_FINDERS, after_close, is_blank,
+    non_blank, repair_unclosed_value,
 };
 use crate::dialect::{Dialect, Grammar};
 use crate::error::ErrorKind;
@@ -118,7 +118,7 @@ pub(crate) struct Glm {
     /// Absolute offset of the next byte to read.
     pos: usize,
     state: State,
-    finders: Finders,
+    finders: &'static Finders,
 }
 
 impl Grammar for Glm {
@@ -193,7 +193,7 @@ impl Glm {
             lexer: Lexer::default(),
             pos: 0,
             state: State::Prose,
-            finders: Finders::default(),
+            finders: &VALUE_FINDERS,
         }
     }
 
@@ -581,7 +581,7 @@ impl Glm {
                 return (State::Skip { call }, Flow::Again);
             }
             // The hot path: text up to the next close tag, in one piece.
-            let plain = value.plain_text(inp, self.pos, &self.finders, false, false);
+            let plain = value.plain_text(inp, self.pos, self.finders, false, false);
             let plain = match self
                 .asm
                 .value_run(inp.w, inp.base, &mut call.core, self.pos, plain)

@@ -27,8 +27,8 @@
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
 use crate::call::{Encoding, RepairKind};
 use crate::dialect::scan::{
-    ClosedValue, Finders, Flow, Input, Literal, Peek, RawValue, Unflushed, is_blank, literal_at,
-    non_blank, peek_markup, repair_unclosed_value,
+    ClosedValue, Finders, Flow, Input, Literal, Peek, RawValue, Unflushed, VALUE_FINDERS, is_blank,
+    literal_at, non_blank, peek_markup, repair_unclosed_value,
 };
 use crate::dialect::{Dialect, Grammar};
 use crate::error::ErrorKind;
@@ -220,7 +220,7 @@ pub(crate) struct Invoke {
     /// Absolute offset of the next byte to read.
     pos: usize,
     state: State,
-    finders: Finders,
+    finders: &'static Finders,
     probes: Vec<&'static str>,
 }
 
@@ -276,7 +276,7 @@ impl Invoke {
             markers,
             pos: 0,
             state: State::Prose,
-            finders: Finders::default(),
+            finders: &VALUE_FINDERS,
             probes: markers.blocks.iter().map(|b| b.probe).collect(),
         }
     }
@@ -868,7 +868,7 @@ impl Invoke {
             let at_line_start = unflushed.at_line_start(&param.value.text, inp, self.pos);
             let plain = param
                 .value
-                .plain_text(inp, self.pos, &self.finders, true, at_line_start);
+                .plain_text(inp, self.pos, self.finders, true, at_line_start);
             let plain = match self
                 .asm
                 .value_run(inp.w, inp.base, &mut call.core, self.pos, plain)

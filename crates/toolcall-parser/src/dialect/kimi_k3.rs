@@ -37,6 +37,7 @@ use arg_types::{Map, Value};
 use memchr::{memchr, memmem};
 use std::borrow::Cow;
 use std::ops::Range;
+use std::sync::LazyLock;
 
 const OPEN: &str = "<|open|>";
 const CLOSE: &str = "<|close|>";
@@ -84,11 +85,18 @@ enum Marked<'w> {
     NeedMore,
 }
 
+/// The searches for `<|sep|>` and for the close marker, built once per process (see
+/// `scan::VALUE_FINDERS`).
+static SEP_FINDER: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new(SEP.as_bytes()));
+static CLOSE_FINDER: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new(CLOSE.as_bytes()));
+
 /// The marker scanner: where the search for a marker's `<|sep|>` stopped, so a long one is
 /// scanned once however it is chunked.
 #[derive(Debug)]
 struct Marks {
-    sep: memmem::Finder<'static>,
+    sep: &'static memmem::Finder<'static>,
     /// A marker at this absolute offset had no `<|sep|>` before the second offset.
     resume: Option<(usize, usize)>,
 }
@@ -96,7 +104,7 @@ struct Marks {
 impl Default for Marks {
     fn default() -> Self {
         Marks {
-            sep: memmem::Finder::new(SEP.as_bytes()),
+            sep: &SEP_FINDER,
             resume: None,
         }
     }
@@ -290,7 +298,7 @@ pub(crate) struct KimiK3 {
     marks: Marks,
     pos: usize,
     state: State,
-    close: memmem::Finder<'static>,
+    close: &'static memmem::Finder<'static>,
 }
 
 impl Grammar for KimiK3 {
@@ -363,7 +371,7 @@ impl KimiK3 {
             marks: Marks::default(),
             pos: 0,
             state: State::Prose,
-            close: memmem::Finder::new(CLOSE.as_bytes()),
+            close: &CLOSE_FINDER,
         }
     }
 
@@ -639,7 +647,7 @@ impl KimiK3 {
     /// How many bytes from `pos` are plain text of the value: everything before the next
     /// `<|close|>`, less a `<|close|>` that may begin at the end of a window that is not final.
     fn plain_text(&self, inp: Input<'_>, param: &mut Param) -> usize {
-        let found = param.value.close.next(&self.close, inp, self.pos);
+        let found = param.value.close.next(self.close, inp, self.pos);
         let end = match found {
             Some(at) => at,
             None if inp.is_final => inp.end(),

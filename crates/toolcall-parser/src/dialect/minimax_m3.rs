@@ -30,11 +30,15 @@ use crate::lexer::MAX_TAG_BYTES;
 use crate::names::is_valid_name;
 use crate::options::ParseOptions;
 use memchr::{memchr2, memmem};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use xml_fallback::tree::{Element, Node};
 
 /// The namespace marker before every structural tag.
 pub(crate) const MARKER: &str = "]<]minimax[>[";
+
+/// The search for [`MARKER`], built once per process (see `scan::VALUE_FINDERS`).
+static MARKER_FINDER: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new(MARKER.as_bytes()));
 /// The block's opening tag with its marker: the call marker that ends reasoning.
 pub(crate) const BLOCK_OPEN: &str = "]<]minimax[>[<tool_call>";
 
@@ -157,7 +161,7 @@ pub(crate) struct MinimaxM3 {
     /// Absolute offset of the next byte to read.
     pos: usize,
     state: State,
-    marker: memmem::Finder<'static>,
+    marker: &'static memmem::Finder<'static>,
     /// The search for the end of the tag after the marker at `.0` went up to `.1`: a long tag
     /// fed in small chunks is scanned once.
     tag_scan: (usize, usize),
@@ -202,7 +206,7 @@ impl MinimaxM3 {
             asm: Assembler::new(opts, Dialect::MinimaxM3, progress),
             pos: 0,
             state: State::Prose,
-            marker: memmem::Finder::new(MARKER.as_bytes()).into_owned(),
+            marker: &MARKER_FINDER,
             tag_scan: (usize::MAX, 0),
         }
     }

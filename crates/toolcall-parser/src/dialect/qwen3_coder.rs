@@ -27,8 +27,8 @@
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
 use crate::call::{Encoding, RepairKind};
 use crate::dialect::scan::{
-    AfterClose, Finders, Flow, Input, RawValue, Unflushed, after_close, is_blank, non_blank,
-    repair_unclosed_value,
+    AfterClose, Finders, Flow, Input, RawValue, Unflushed, VALUE_FINDERS, after_close, is_blank,
+    non_blank, repair_unclosed_value,
 };
 use crate::dialect::{Dialect, Grammar};
 use crate::error::ErrorKind;
@@ -138,7 +138,7 @@ pub(crate) struct Qwen3Coder {
     /// Absolute offset of the next byte to read.
     pos: usize,
     state: State,
-    finders: Finders,
+    finders: &'static Finders,
 }
 
 impl Grammar for Qwen3Coder {
@@ -199,7 +199,7 @@ impl Qwen3Coder {
             markers,
             pos: 0,
             state: State::Prose,
-            finders: Finders::default(),
+            finders: &VALUE_FINDERS,
         }
     }
 
@@ -706,7 +706,7 @@ impl Qwen3Coder {
             let rel = self.pos - inp.base;
             let at_line_start = unflushed.at_line_start(&param.text, inp, self.pos);
             // The hot path: text up to the next `<` that can matter, in one piece.
-            let plain = param.plain_text(inp, self.pos, &self.finders, true, at_line_start);
+            let plain = param.plain_text(inp, self.pos, self.finders, true, at_line_start);
             let plain = match self
                 .asm
                 .value_run(inp.w, inp.base, &mut call.core, self.pos, plain)

@@ -11,7 +11,7 @@ use crate::lexer::{Lexeme, Lexer};
 use crate::swar;
 use memchr::memmem;
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 /// The window being read: text, its absolute offset, and whether it ends the input.
 #[derive(Debug, Clone, Copy)]
@@ -233,7 +233,7 @@ impl Ahead {
     }
 }
 
-/// The needles of a value scan, built once per grammar.
+/// The needles of a value scan.
 #[derive(Debug)]
 pub(crate) struct Finders {
     /// `</`: a close tag.
@@ -242,14 +242,13 @@ pub(crate) struct Finders {
     pub(crate) line: memmem::Finder<'static>,
 }
 
-impl Default for Finders {
-    fn default() -> Self {
-        Finders {
-            close: memmem::Finder::new(b"</"),
-            line: memmem::Finder::new(b"\n<"),
-        }
-    }
-}
+/// The value scan's needles, built once per process and shared by every grammar that scans raw
+/// values (a finder's set-up costs about 270 instructions a parse, and held in the grammar it
+/// made the grammar's allocation over-aligned: `lexer::Finders` has the figures).
+pub(crate) static VALUE_FINDERS: LazyLock<Finders> = LazyLock::new(|| Finders {
+    close: memmem::Finder::new(b"</"),
+    line: memmem::Finder::new(b"\n<"),
+});
 
 /// Whether the bytes at a `<` begin one of a list of literals.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

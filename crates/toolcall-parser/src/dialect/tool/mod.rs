@@ -19,12 +19,15 @@ use crate::dialect::{Dialect, Grammar};
 use crate::event::StreamEvent;
 use crate::fence::Fence;
 use crate::json_scan::JsonScanner;
-use crate::lexer::{BareAmps, Lexer};
+use crate::lexer::{BareAmps, Finders, Lexer};
 use crate::options::ParseOptions;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use xml_fallback::tree::{Element, Node};
 
 const TOOL: &str = "tool";
+
+/// The searches of every `<tool>` grammar's lexer: no comment may hold `<tool` or `</tool`.
+static BARRED: LazyLock<Finders> = LazyLock::new(|| Finders::with_barrier("<tool", "</tool"));
 const ARGUMENTS: &str = "arguments";
 
 mod elements;
@@ -307,7 +310,7 @@ impl ToolXml {
     pub(crate) fn new(opts: ParseOptions, progress: bool) -> Self {
         ToolXml {
             asm: Assembler::new(opts, Dialect::Tool, progress),
-            lexer: Lexer::with_barrier(TOOL),
+            lexer: Lexer::with_finders(&BARRED),
             mode: Mode::Prose,
             pos: 0,
             call: None,
