@@ -356,3 +356,47 @@ proptest::proptest! {
         common::assert_chunking_invariant(&text, &o);
     }
 }
+
+/// A call the model writes out inside a closed reasoning block and then again in its answer
+/// (vLLM's older Seed-OSS test `tool_call_unlimited_thinking_budget`, whose parser skipped
+/// everything before `</seed:think>`): under the default, `end`, the first ends reasoning and
+/// both are calls, the text between them and the late closing marker prose; under `text` it is
+/// the one call of the answer; under `flag` one call and one reasoning call. Docs/FORMAT.md §10
+/// rule 4 records the choice.
+#[test]
+fn a_call_written_in_closed_reasoning_and_again_in_the_answer() {
+    let call = "<seed:tool_call>\n<function=get_weather>\n<parameter=location>Barcelona, \
+                Spain</parameter>\n</function>\n</seed:tool_call>";
+    let text =
+        format!("<seed:think>\nThe format is {call}. Let me go with that.</seed:think>{call}");
+    let names = |r: &ParseResult| -> Vec<String> {
+        r.calls().iter().map(|c| c.tool_name.clone()).collect()
+    };
+    let end = parse(&text, &opts(Dialect::SeedOss, false, CallsInReasoning::End));
+    assert_eq!(names(&end), ["get_weather", "get_weather"]);
+    assert_eq!(end.reasoning(), "\nThe format is ");
+    assert_eq!(end.prose(), ". Let me go with that.</seed:think>");
+
+    let text_policy = parse(
+        &text,
+        &opts(Dialect::SeedOss, false, CallsInReasoning::Text),
+    );
+    assert_eq!(names(&text_policy), ["get_weather"]);
+    assert_eq!(
+        text_policy.reasoning(),
+        format!("\nThe format is {call}. Let me go with that.")
+    );
+    assert_eq!(text_policy.prose(), "");
+    assert_eq!(
+        text_policy.calls()[0].span.start,
+        text.len() - call.len(),
+        "the answer's call, not the one in reasoning"
+    );
+
+    let flag = parse(
+        &text,
+        &opts(Dialect::SeedOss, false, CallsInReasoning::Flag),
+    );
+    assert_eq!(names(&flag), ["get_weather"]);
+    assert_eq!(flag.reasoning_calls().len(), 1);
+}
