@@ -724,6 +724,7 @@ impl Bench {
         }
         let rendered = table.render();
         self.say(&rendered);
+        self.per_request();
         self.target(
             format!("{n} small calls: toolcall time ÷ serde_json struct"),
             ours.secs() / sj_struct.secs(),
@@ -737,6 +738,64 @@ impl Bench {
             1.0,
             false,
         );
+    }
+
+    /// A server parses each reply with a parser of its own: what building one costs, timed as
+    /// the parse of a two-byte reply in every dialect, beside one small call.
+    fn per_request(&mut self) {
+        use toolcall::parser::{Dialect, ParseOptions, Reasoning};
+        self.say("\nOne reply, one parser (what a server pays per request besides the reading):\n");
+        let mut each: Vec<(Dialect, f64)> = Vec::new();
+        for &d in Dialect::ALL {
+            let o = ParseOptions::new().with_dialect(d);
+            let r = toolcall::parser::parse_with("hi", &o);
+            assert_eq!(r.prose(), "hi");
+            each.push((
+                d,
+                self.time(|| toolcall::parser::parse_with(black_box("hi"), &o))
+                    .secs(),
+            ));
+        }
+        let (fastest, slowest) = each.iter().fold((f64::MAX, 0f64), |(lo, hi), (_, t)| {
+            (lo.min(*t), hi.max(*t))
+        });
+        let qwen = ParseOptions::new()
+            .with_dialect(Dialect::Qwen3Coder)
+            .with_reasoning(Reasoning::for_dialect(Dialect::Qwen3Coder));
+        let reasoning = self.time(|| toolcall::parser::parse_with(black_box("hi"), &qwen));
+        let (one, one_json, _) = workload::small_calls(1);
+        assert_eq!(toolcall::parser::parse(&one).calls().len(), 1);
+        let one_call = self.time(|| toolcall::parser::parse(black_box(&one)));
+        let one_sj =
+            self.time(|| serde_json::from_str::<Vec<SmallCall>>(black_box(&one_json)).expect("ok"));
+        let mut table = Table::new(&["reply", "time"], 1);
+        for (what, secs) in [
+            (
+                format!("`hi`, every dialect (fastest–slowest of {})", each.len()),
+                None,
+            ),
+            ("  fastest".to_string(), Some(fastest)),
+            ("  slowest".to_string(), Some(slowest)),
+            (
+                "`hi`, qwen3-coder with the reasoning split".to_string(),
+                Some(reasoning.secs()),
+            ),
+            (
+                format!("one small `<tool>` call ({} bytes)", one.len()),
+                Some(one_call.secs()),
+            ),
+            (
+                format!(
+                    "the same call's JSON into a struct ({} bytes)",
+                    one_json.len()
+                ),
+                Some(one_sj.secs()),
+            ),
+        ] {
+            table.row(vec![what, secs.map(report::duration).unwrap_or_default()]);
+        }
+        let rendered = table.render();
+        self.say(&rendered);
     }
 
     /// Schema coercion and typed decoding of a 20-field tool's arguments.
