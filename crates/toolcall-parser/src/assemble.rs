@@ -360,6 +360,24 @@ impl Assembler {
         }
     }
 
+    /// A call that begins as an error of `kind` at `at` (its name left out, its call tag not
+    /// well formed): begun, so that it is reported and its grammar skips it to its end, never
+    /// read as prose (docs/FORMAT.md §9.1 rule 5, §9.5 rule 1, §9.7 rule 1), and failed.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn begin_failed_call(
+        &mut self,
+        w: &str,
+        base: usize,
+        core: &mut CallCore,
+        kind: ErrorKind,
+        message: String,
+        at: usize,
+        out: &mut Vec<StreamEvent>,
+    ) {
+        self.begin_call(w, base, core, out);
+        self.error(w, base, core, kind, message, at);
+    }
+
     /// Reports the tool's name once it is complete.
     pub(crate) fn tool_name_known(&self, core: &CallCore, out: &mut Vec<StreamEvent>) {
         if self.progress

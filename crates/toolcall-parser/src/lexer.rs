@@ -819,11 +819,9 @@ pub(crate) fn named_entity_prefix(rest: &[u8]) -> bool {
 /// unpredictable word per reference. Elsewhere (the first, a long run, the last bytes) by
 /// [`next_special`]: a short value's one `<` costs no block, a long run is `memchr3`'s.
 struct Specials {
-    /// Where the block the bits are of begins.
-    block: usize,
-    /// Where the bytes searched end.
+    /// Where the bytes searched end: after a block, the block's end.
     end: usize,
-    /// The block's special bytes not yet returned, bit `k` for `bytes[block + k]`.
+    /// The last block's special bytes not yet returned, bit `k` for `bytes[end - 64 + k]`.
     bits: u64,
     /// Whether the next search is a block's.
     dense: bool,
@@ -833,7 +831,6 @@ impl Specials {
     /// The special bytes at and after `pos`.
     fn from(pos: usize) -> Self {
         Specials {
-            block: pos,
             end: pos,
             bits: 0,
             dense: false,
@@ -847,7 +844,7 @@ impl Specials {
     fn next(&mut self, bytes: &[u8], i: usize) -> Option<usize> {
         loop {
             if self.bits != 0 {
-                let j = self.block + self.bits.trailing_zeros() as usize;
+                let j = self.end - 64 + self.bits.trailing_zeros() as usize;
                 self.bits &= self.bits - 1;
                 if j >= i {
                     return Some(j);
@@ -857,7 +854,6 @@ impl Specials {
             if self.dense
                 && let Some(chunk) = bytes[self.end..].first_chunk::<64>()
             {
-                self.block = self.end;
                 self.end += 64;
                 self.bits = swar::block(chunk, [b'<', b'&', b'\r']);
                 self.dense = self.bits != 0;

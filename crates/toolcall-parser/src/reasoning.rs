@@ -223,7 +223,7 @@ pub(crate) struct Reasoned {
     calls: Option<CallsInside>,
 }
 
-/// What a splitter searches for, per dialect (in [`Dialect::ALL`]'s order): its closing marker
+/// What a splitter searches for, per dialect (by [`Dialect::index`]): its closing marker
 /// and the distinct first bytes of its call markers. Made once per process: a splitter that made
 /// its own spent 2.6 k instructions on it, more than a short reply's whole parse (1.8 k).
 struct Searches {
@@ -268,7 +268,7 @@ impl std::ops::Deref for Close {
 
 impl Reasoned {
     pub(crate) fn new(inner: Box<dyn Grammar>, dialect: Dialect, reasoning: Reasoning) -> Self {
-        let shared = &SEARCHES[Dialect::ALL.iter().position(|d| *d == dialect).unwrap_or(0)];
+        let shared = &SEARCHES[dialect.index()];
         let close = if shared.close.needle() == reasoning.close.as_bytes() {
             Close::Shared(&shared.close)
         } else {

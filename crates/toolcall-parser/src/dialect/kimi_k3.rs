@@ -435,12 +435,20 @@ impl KimiK3 {
                         args: Vec::new(),
                         json: None,
                     });
-                    self.asm.begin_call(inp.w, inp.base, &call.core, out);
                     self.pos = at;
                     let msg = "the call names no tool: <|open|>call tool=\"NAME\"<|sep|> must \
                                come before its arguments"
                         .to_owned();
-                    self.error(inp, &mut call, ErrorKind::MissingToolName, msg, at);
+                    let kind = ErrorKind::MissingToolName;
+                    (self.asm).begin_failed_call(
+                        inp.w,
+                        inp.base,
+                        &mut call.core,
+                        kind,
+                        msg,
+                        at,
+                        out,
+                    );
                     return (State::Skip { call }, Flow::Again);
                 }
                 _ => {

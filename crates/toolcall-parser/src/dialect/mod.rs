@@ -65,6 +65,12 @@ macro_rules! dialects {
             /// Every dialect, in the order they are listed.
             pub const ALL: &'static [Dialect] = &[$(Dialect::$variant),*];
 
+            /// The dialect's place in [`Dialect::ALL`]: the variants and the list are written
+            /// from the same declarations, in the same order, with no explicit discriminants.
+            pub(crate) fn index(self) -> usize {
+                self as usize
+            }
+
             /// The dialect's name, as `--dialect` takes it.
             pub fn name(self) -> &'static str {
                 match self {

@@ -379,9 +379,8 @@ impl Qwen3Coder {
         out: &mut Vec<StreamEvent>,
     ) -> (State, Flow) {
         self.pos = call.core.tag_end;
-        self.asm.begin_call(inp.w, inp.base, &call.core, out);
         self.asm
-            .error(inp.w, inp.base, &mut call.core, kind, msg, at);
+            .begin_failed_call(inp.w, inp.base, &mut call.core, kind, msg, at, out);
         (State::Skip { call }, Flow::Again)
     }
 
