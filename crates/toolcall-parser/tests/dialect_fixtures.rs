@@ -823,3 +823,14 @@ fn dynamo2_fixtures() {
         ("dynamo2-kimi-k3.jsonl", Dialect::KimiK3, 232),
     ]);
 }
+
+/// Ollama's model-output parsers' tests (`model/parsers/*_test.go`), each dialect's file.
+#[test]
+fn ollama_fixtures() {
+    run_files(&[
+        ("ollama-qwen3-coder.jsonl", Dialect::Qwen3Coder, 176),
+        ("ollama-glm.jsonl", Dialect::Glm, 70),
+        ("ollama-minimax-m2.jsonl", Dialect::MinimaxM2, 36),
+        ("ollama-hermes.jsonl", Dialect::Hermes, 113),
+    ]);
+}
