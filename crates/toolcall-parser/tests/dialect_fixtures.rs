@@ -834,3 +834,50 @@ fn ollama_fixtures() {
         ("ollama-hermes.jsonl", Dialect::Hermes, 113),
     ]);
 }
+
+/// TensorRT-LLM's tool-parser tests (`tests/unittest/llmapi/apps/test_tool_parsers.py`), each dialect's file.
+#[test]
+fn trtllm_fixtures() {
+    run_files(&[
+        ("trtllm-deepseek-dsml.jsonl", Dialect::DeepseekDsml, 33),
+        ("trtllm-glm.jsonl", Dialect::Glm, 428),
+        ("trtllm-hermes.jsonl", Dialect::Hermes, 26),
+        ("trtllm-kimi-k3.jsonl", Dialect::KimiK3, 29),
+        ("trtllm-minimax-m2.jsonl", Dialect::MinimaxM2, 22),
+        ("trtllm-qwen3-coder.jsonl", Dialect::Qwen3Coder, 14),
+    ]);
+}
+
+/// LMDeploy's parser tests (`tests/test_lmdeploy/serve/parsers/`), each dialect's file.
+#[test]
+fn lmdeploy_fixtures() {
+    run_files(&[
+        ("lmdeploy-deepseek-dsml.jsonl", Dialect::DeepseekDsml, 14),
+        ("lmdeploy-glm.jsonl", Dialect::Glm, 30),
+        ("lmdeploy-hermes.jsonl", Dialect::Hermes, 42),
+        ("lmdeploy-qwen3-coder.jsonl", Dialect::Qwen3Coder, 31),
+    ]);
+}
+
+/// mlx-lm's tool-parsing tests (`tests/test_tool_parsing.py`, `tests/test_tool_parsers.py`, `tests/test_deepseek_dsml_close_tag.py`), each dialect's file.
+#[test]
+fn mlx_fixtures() {
+    run_files(&[
+        ("mlx-deepseek-dsml.jsonl", Dialect::DeepseekDsml, 2),
+        ("mlx-glm.jsonl", Dialect::Glm, 2),
+        ("mlx-hermes.jsonl", Dialect::Hermes, 3),
+        ("mlx-minimax-m2.jsonl", Dialect::MinimaxM2, 13),
+        ("mlx-qwen3-coder.jsonl", Dialect::Qwen3Coder, 4),
+    ]);
+}
+
+/// LocalAI's function-parsing tests (`pkg/functions/*_test.go`), each dialect's file.
+#[test]
+fn localai_fixtures() {
+    run_files(&[
+        ("localai-glm.jsonl", Dialect::Glm, 12),
+        ("localai-hermes.jsonl", Dialect::Hermes, 6),
+        ("localai-minimax-m2.jsonl", Dialect::MinimaxM2, 3),
+        ("localai-qwen3-coder.jsonl", Dialect::Qwen3Coder, 77),
+    ]);
+}
