@@ -193,6 +193,9 @@ pub enum RepairKind {
     MissingCallCloser,
     /// An argument given twice: the first value stands, the later one was dropped.
     DuplicateArgument,
+    /// A call's close tag written cut short (`</｜DSML｜inv>` for `</｜DSML｜invoke>`, as
+    /// DeepSeek-V4's quantized models write it), read as the whole tag (docs/FORMAT.md §9.5).
+    TruncatedCloseTag,
 }
 
 impl RepairKind {
@@ -209,6 +212,7 @@ impl RepairKind {
             RepairKind::MissingCallOpener => "missing_call_opener",
             RepairKind::MissingCallCloser => "missing_call_closer",
             RepairKind::DuplicateArgument => "duplicate_argument",
+            RepairKind::TruncatedCloseTag => "truncated_close_tag",
         }
     }
 }

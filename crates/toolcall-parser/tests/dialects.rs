@@ -768,6 +768,50 @@ fn invoke_rule_5_only_parameters_stand_inside_an_invoke() {
     assert_eq!(repairs(&r), [RepairKind::MissingCallCloser]);
 }
 
+/// DeepSeek-V4's quantized models write the invoke's close cut short (`</｜DSML｜inv>`): read as
+/// the close, with a repair, in every invoke dialect; a cut of more than three characters is not.
+#[test]
+fn invoke_rule_5_a_close_cut_short_closes_the_invoke() {
+    let text = "<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"get_weather\">\n\
+                <｜DSML｜parameter name=\"location\" string=\"true\">Paris, France</｜DSML｜parameter>\n\
+                </｜DSML｜inv>\n</｜DSML｜tool_calls>after";
+    let r = parse(text, &opts(Dialect::DeepseekDsml));
+    assert_eq!(r.calls().len(), 1, "{r:?}");
+    assert_eq!(
+        r.calls()[0].arguments["location"].as_str(),
+        Some("Paris, France")
+    );
+    assert_eq!(repairs(&r), [RepairKind::TruncatedCloseTag]);
+    let at = &r.calls()[0].repairs[0];
+    assert_eq!((at.line, at.column), (4, 1));
+    assert_eq!(r.prose(), "after");
+    // Directly after the parameters, and in MiniMax-M2's form, each length of cut up to three.
+    for close in ["</invok>", "</invo>", "</inv>"] {
+        let text = format!(
+            "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"a\">1</parameter>\n{close}\n</minimax:tool_call>"
+        );
+        let r = parse(&text, &opts(Dialect::MinimaxM2));
+        assert_eq!(r.calls()[0].arguments["a"].as_str(), Some("1"), "{close}");
+        assert_eq!(repairs(&r), [RepairKind::TruncatedCloseTag], "{close}");
+    }
+    // The whole close is no repair; a longer cut is no close: after </parameter> it is text of
+    // the value, and the block's close ends the call with the repairs of a missing close.
+    let whole = parse(
+        "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"a\">1</parameter>\n</invoke>\n</minimax:tool_call>",
+        &opts(Dialect::MinimaxM2),
+    );
+    assert!(repairs(&whole).is_empty());
+    let r = parse(
+        "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"a\">1</parameter>\n</in>\n</minimax:tool_call>",
+        &opts(Dialect::MinimaxM2),
+    );
+    assert_eq!(
+        r.calls()[0].arguments["a"].as_str(),
+        Some("1</parameter>\n</in>")
+    );
+    assert!(!repairs(&r).contains(&RepairKind::TruncatedCloseTag));
+}
+
 #[test]
 fn invoke_rule_6_values_are_typed_by_the_schema_or_by_deepseeks_string_attribute() {
     let text = "<minimax:tool_call>\n<invoke name=\"calc\">\n<parameter name=\"count\">7</parameter>\n\

@@ -716,14 +716,16 @@ fn check_repair_arguments(dialect: Dialect, text: &str) -> Result<(), TestCaseEr
     for call in r.calls() {
         for repair in &call.repairs {
             match repair.kind {
-                K::MissingCallOpener | K::MissingCallCloser => prop_assert_eq!(
-                    &repair.argument,
-                    &None,
-                    "{} {:?} in {:?}",
-                    dialect,
-                    repair,
-                    text
-                ),
+                K::MissingCallOpener | K::MissingCallCloser | K::TruncatedCloseTag => {
+                    prop_assert_eq!(
+                        &repair.argument,
+                        &None,
+                        "{} {:?} in {:?}",
+                        dialect,
+                        repair,
+                        text
+                    )
+                }
                 // In a JSON object a name given twice, at any depth, is one repair of the
                 // object (a count, positioned there): it names no argument.
                 K::DuplicateArgument if is_json(call) => {}

@@ -67,6 +67,17 @@ pub(crate) struct Markers {
     string_attribute: bool,
 }
 
+impl Markers {
+    /// Whether an end tag named `name` is the invoke's close cut short by at most three
+    /// characters (`</｜DSML｜inv>`, as DeepSeek-V4's quantized models write it; `</invo>`):
+    /// read as the close, with a `truncated_close_tag` repair (docs/FORMAT.md §9.5 rule 5).
+    fn is_cut_invoke_close(&self, name: &str) -> bool {
+        name.len() < self.invoke.len()
+            && self.invoke.len() - name.len() <= 3
+            && self.invoke.starts_with(name)
+    }
+}
+
 /// MiniMax-M2 (also M2.1, M2.5): `<minimax:tool_call>`.
 pub(crate) const MINIMAX_M2: Markers = Markers {
     dialect: Dialect::MinimaxM2,
@@ -330,7 +341,7 @@ impl Invoke {
                 Kind::Other
             }
             Lexeme::EndTag(name) => {
-                if *name == m.invoke {
+                if *name == m.invoke || m.is_cut_invoke_close(name) {
                     Kind::InvokeEnd
                 } else if *name == m.parameter {
                     Kind::ParameterEnd
@@ -661,6 +672,7 @@ impl Invoke {
                 }
             }
             (Kind::InvokeEnd, _) => {
+                self.repair_cut_close(inp, &mut call, abs..abs + n);
                 self.pos = abs + n;
                 let block = call.block;
                 self.end_call(inp, call, abs + n, out);
@@ -1031,6 +1043,7 @@ impl Invoke {
         match kind {
             Close::Parameter => (State::Invoke { call }, Flow::Again),
             Close::Invoke => {
+                self.repair_cut_close(inp, &mut call, close.clone());
                 let block = call.block;
                 self.end_call(inp, call, close.end, out);
                 (
@@ -1052,6 +1065,21 @@ impl Invoke {
                 self.end_call(inp, call, close.end, out);
                 (State::Prose, Flow::Again)
             }
+        }
+    }
+
+    /// Records a `truncated_close_tag` repair when the invoke's close at `close` was written cut
+    /// short ([`Markers::is_cut_invoke_close`]).
+    fn repair_cut_close(&mut self, inp: Input<'_>, call: &mut Call, close: Range<usize>) {
+        let whole = 3 + self.markers.invoke.len();
+        if close.len() < whole {
+            self.asm.repair(
+                inp.w,
+                inp.base,
+                &mut call.core,
+                RepairKind::TruncatedCloseTag,
+                close.start,
+            );
         }
     }
 
