@@ -378,6 +378,36 @@ impl Assembler {
         self.error(w, base, core, kind, message, at);
     }
 
+    /// The tool a call's complete `name` stands for: itself, or the listed tool a qualified
+    /// name the schemas do not list names by its ending (`functions.exec_command` for a listed
+    /// `exec_command`: [`ToolSchemas::unqualified`]). Only a valid name (docs/FORMAT.md §3.4) is
+    /// read so; what is not valid stays as written, to be refused.
+    ///
+    /// [`ToolSchemas::unqualified`]: crate::ToolSchemas::unqualified
+    pub(crate) fn listed_name<'n>(&self, name: &'n str) -> &'n str {
+        match &self.opts.schemas {
+            Some(schemas) if is_valid_name(name) => schemas.unqualified(name).unwrap_or(name),
+            _ => name,
+        }
+    }
+
+    /// Names the call `name`, as [`listed_name`](Self::listed_name) reads it: a dropped
+    /// qualifier is a `qualified_tool_name` repair at absolute offset `at` (docs/FORMAT.md §9.8).
+    pub(crate) fn set_tool_name(
+        &mut self,
+        w: &str,
+        base: usize,
+        core: &mut CallCore,
+        name: &str,
+        at: usize,
+    ) {
+        let listed = self.listed_name(name);
+        if listed.len() != name.len() {
+            self.repair(w, base, core, RepairKind::QualifiedToolName, at);
+        }
+        core.tool_name = Some(listed.to_owned());
+    }
+
     /// Reports the tool's name once it is complete.
     pub(crate) fn tool_name_known(&self, core: &CallCore, out: &mut Vec<StreamEvent>) {
         if self.progress

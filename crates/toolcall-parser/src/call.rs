@@ -196,6 +196,10 @@ pub enum RepairKind {
     /// A call's close tag written cut short (`</｜DSML｜inv>` for `</｜DSML｜invoke>`, as
     /// DeepSeek-V4's quantized models write it), read as the whole tag (docs/FORMAT.md §9.5).
     TruncatedCloseTag,
+    /// A tool name the schemas do not list, written with a qualifier before a listed tool's name
+    /// (`functions.exec_command` for `exec_command`, as models trained on namespaced tool lists
+    /// write it), read as that tool (docs/FORMAT.md §9.8).
+    QualifiedToolName,
 }
 
 impl RepairKind {
@@ -213,6 +217,7 @@ impl RepairKind {
             RepairKind::MissingCallCloser => "missing_call_closer",
             RepairKind::DuplicateArgument => "duplicate_argument",
             RepairKind::TruncatedCloseTag => "truncated_close_tag",
+            RepairKind::QualifiedToolName => "qualified_tool_name",
         }
     }
 }

@@ -464,6 +464,27 @@ impl ToolSchemas {
         self.known(tool_name).map(|t| &t.def)
     }
 
+    /// The listed tool that `name` stands for when it is not listed as written but what follows
+    /// one of its dots is: the longest such ending (`functions.collaboration.spawn_agent` is
+    /// `spawn_agent` when only that is listed), as models trained on namespaced tool lists
+    /// write them (docs/FORMAT.md §9.8). `None` when `name` is listed, or no ending is.
+    ///
+    /// ```
+    /// let mut s = toolcall_parser::ToolSchemas::default();
+    /// s.insert("exec_command", serde_json::json!({}));
+    /// assert_eq!(s.unqualified("functions.exec_command"), Some("exec_command"));
+    /// assert_eq!(s.unqualified("exec_command"), None);
+    /// assert_eq!(s.unqualified("functions.other"), None);
+    /// ```
+    pub fn unqualified<'n>(&self, name: &'n str) -> Option<&'n str> {
+        if self.known(name).is_some() {
+            return None;
+        }
+        let dots = name.match_indices('.').map(|(i, _)| i);
+        dots.map(|i| &name[i + 1..])
+            .find(|rest| !rest.is_empty() && self.known(rest).is_some())
+    }
+
     /// A tool's input schema as read once, when the tool was added, for the calls made to it
     /// (its properties looked up without resolving the root again: [`PreparedSchema`]).
     ///

@@ -2045,3 +2045,109 @@ fn a_repair_of_the_call_after_an_argument_names_no_argument() {
         assert_eq!(r.prose(), "after", "{dialect:?}");
     }
 }
+
+/// docs/FORMAT.md §9.8: a qualified name the schemas do not list, whose ending after a dot they
+/// do, is the listed tool (the longest listed ending), with a repair, in every dialect; the
+/// streamed `tool_name` event carries the listed name and the schema types the arguments.
+#[test]
+fn a_qualified_name_is_the_listed_tool_it_ends_with() {
+    let mut tools = ToolSchemas::default();
+    for tool in ["exec_command", "spawn_agent", "collaboration.followup_task"] {
+        tools.insert(
+            tool,
+            serde_json::json!({"type": "object", "properties": {"n": {"type": "integer"}}}),
+        );
+    }
+    let tools = Arc::new(tools);
+    let calls = |name: &str| {
+        [
+            (
+                Dialect::Glm,
+                format!(
+                    "<tool_call>{name}<arg_key>n</arg_key><arg_value>7</arg_value></tool_call>"
+                ),
+            ),
+            (
+                Dialect::Qwen3Coder,
+                format!(
+                    "<tool_call>\n<function={name}>\n<parameter=n>\n7\n</parameter>\n</function>\n</tool_call>"
+                ),
+            ),
+            (
+                Dialect::Hermes,
+                format!(
+                    "<tool_call>{{\"name\": \"{name}\", \"arguments\": {{\"n\": 7}}}}</tool_call>"
+                ),
+            ),
+            (
+                Dialect::MinimaxM2,
+                format!(
+                    "<minimax:tool_call>\n<invoke name=\"{name}\">\n<parameter name=\"n\">7</parameter>\n</invoke>\n</minimax:tool_call>"
+                ),
+            ),
+            (
+                Dialect::Tool,
+                format!(
+                    "<tool><tool_name>{name}</tool_name><arguments><n>7</n></arguments></tool>"
+                ),
+            ),
+        ]
+    };
+    for (written, listed) in [
+        ("functions.exec_command", "exec_command"),
+        ("collaboration.spawn_agent", "spawn_agent"),
+        // The longest listed ending: `collaboration.followup_task` is listed itself.
+        (
+            "functions.collaboration.followup_task",
+            "collaboration.followup_task",
+        ),
+    ] {
+        for (dialect, text) in calls(written) {
+            let typed = opts(dialect).with_schemas(Arc::clone(&tools));
+            let r = parse(&text, &typed);
+            let call = &r.calls()[0];
+            assert_eq!(call.tool_name, listed, "{dialect} {written}");
+            assert_eq!(call.arguments["n"].as_i64(), Some(7), "{dialect} {written}");
+            assert_eq!(repairs(&r), [RepairKind::QualifiedToolName], "{dialect}");
+            assert_eq!(call.repairs[0].argument, None);
+            // Streamed, the name event already says the listed name.
+            let mut p = StreamParser::with_options(typed.clone());
+            let mut events = Vec::new();
+            for piece in toolcall_parser::chunks(&text, 3) {
+                events.extend(p.feed(piece));
+            }
+            events.extend(p.finish());
+            let names: Vec<_> = events
+                .iter()
+                .filter_map(|e| match e {
+                    StreamEvent::ToolName { tool_name, .. } => Some(tool_name.as_str()),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(names, [listed], "{dialect} {written}");
+            // Without schemas, the name as written, untyped.
+            let r = parse(&text, &opts(dialect));
+            assert_eq!(r.calls()[0].tool_name, written, "{dialect}");
+            assert!(repairs(&r).is_empty(), "{dialect}");
+        }
+    }
+    // A name listed as written, a bare name, an ending no tool has: as written, no repair.
+    for name in [
+        "collaboration.followup_task",
+        "followup_task",
+        "functions.other",
+    ] {
+        for (dialect, text) in calls(name) {
+            let r = parse(&text, &opts(dialect).with_schemas(Arc::clone(&tools)));
+            assert_eq!(r.calls()[0].tool_name, name, "{dialect} {name}");
+            assert!(repairs(&r).is_empty(), "{dialect} {name}");
+        }
+    }
+    // A name that is not valid stays refused, whatever it ends with.
+    let r = parse(
+        "<tool_call>{\"name\": \"rm -rf.exec_command\", \"arguments\": {}}</tool_call>",
+        &opts(Dialect::Hermes).with_schemas(Arc::clone(&tools)),
+    );
+    assert!(r.calls().is_empty());
+    assert_eq!(r.errors()[0].kind, ErrorKind::InvalidToolName);
+}

@@ -716,7 +716,10 @@ fn check_repair_arguments(dialect: Dialect, text: &str) -> Result<(), TestCaseEr
     for call in r.calls() {
         for repair in &call.repairs {
             match repair.kind {
-                K::MissingCallOpener | K::MissingCallCloser | K::TruncatedCloseTag => {
+                K::MissingCallOpener
+                | K::MissingCallCloser
+                | K::TruncatedCloseTag
+                | K::QualifiedToolName => {
                     prop_assert_eq!(
                         &repair.argument,
                         &None,

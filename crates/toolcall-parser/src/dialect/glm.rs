@@ -369,7 +369,9 @@ impl Glm {
             self.error(inp, &mut call, ErrorKind::InvalidToolName, &msg, end);
             return (State::Skip { call }, Flow::Again);
         }
-        call.core.tool_name = Some(name.to_owned());
+        let at = call.core.start;
+        self.asm
+            .set_tool_name(inp.w, inp.base, &mut call.core, name, at);
         self.asm.tool_name_known(&call.core, out);
         if bare {
             self.pos = lt + n;

@@ -570,7 +570,8 @@ impl Invoke {
         self.asm.begin_call(inp.w, inp.base, &call.core, out);
         match name {
             Some(name) if is_valid_name(&name) => {
-                call.core.tool_name = Some(name);
+                self.asm
+                    .set_tool_name(inp.w, inp.base, &mut call.core, &name, tag_at);
                 self.asm.tool_name_known(&call.core, out);
                 (State::Invoke { call }, Flow::Again)
             }

@@ -473,7 +473,8 @@ impl KimiK3 {
             self.pos = at + len;
             return match name {
                 Some(name) if is_valid_name(name) => {
-                    call.core.tool_name = Some(name.to_owned());
+                    self.asm
+                        .set_tool_name(inp.w, inp.base, &mut call.core, name, at);
                     self.asm.tool_name_known(&call.core, out);
                     (State::Call { call }, Flow::Again)
                 }

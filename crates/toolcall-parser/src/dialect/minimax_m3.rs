@@ -461,7 +461,8 @@ impl MinimaxM3 {
                 return (State::Skip { call }, Flow::Again);
             }
             Some(name) => {
-                call.core.tool_name = Some(name.to_owned());
+                self.asm
+                    .set_tool_name(inp.w, inp.base, &mut call.core, name, at);
                 self.asm.tool_name_known(&call.core, out);
             }
         }

@@ -266,7 +266,8 @@ impl Qwen3Coder {
                     ..
                 }) if is_valid_name(name) && self.asm.may_begin_call(inp.w, inp.base, abs, out) => {
                     let mut call = self.new_call(abs, abs + n, false);
-                    call.core.tool_name = Some(name.to_owned());
+                    self.asm
+                        .set_tool_name(inp.w, inp.base, &mut call.core, name, abs);
                     self.pos = abs + n;
                     return (State::Bare { call }, Flow::Again);
                 }
@@ -426,7 +427,8 @@ impl Qwen3Coder {
             Some(name) if is_valid_name(name) => {
                 self.pos = tag_end;
                 self.asm.begin_call(inp.w, inp.base, &call.core, out);
-                call.core.tool_name = Some(name.to_owned());
+                self.asm
+                    .set_tool_name(inp.w, inp.base, &mut call.core, name, start);
                 self.asm.tool_name_known(&call.core, out);
                 return (State::Function { call }, Flow::Again);
             }

@@ -311,7 +311,7 @@ impl CallDeltas {
                             self.named = true;
                             out.push(StreamEvent::ToolName {
                                 index: core.index,
-                                tool_name: name.to_owned(),
+                                tool_name: asm.listed_name(name).to_owned(),
                             });
                         }
                         (At::CallMember, n)

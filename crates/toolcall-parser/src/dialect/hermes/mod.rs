@@ -381,7 +381,7 @@ impl Hermes {
                         arguments
                     }
                     Some(arguments) => {
-                        core.tool_name = Some(name);
+                        self.asm.set_tool_name(w, base, &mut core, &name, at);
                         // Unless reported as the object arrived (the same first `name`).
                         if !named {
                             self.asm.tool_name_known(&core, out);

@@ -670,13 +670,10 @@ impl ToolXml {
                 if !tool {
                     call.core.server_name = Some(name);
                 } else {
+                    self.asm.set_tool_name(w, base, &mut call.core, &name, at);
                     if self.asm.progress && !name.is_empty() {
-                        out.push(StreamEvent::ToolName {
-                            index: call.core.index,
-                            tool_name: name.clone(),
-                        });
+                        self.asm.tool_name_known(&call.core, out);
                     }
-                    call.core.tool_name = Some(name);
                 }
             }
             Role::Arguments => call.arguments = Some(frame.into_element()),

@@ -135,7 +135,10 @@ impl ToolXml {
                 }
                 Ok(legacy) => {
                     call.core.server_name = legacy.server_name;
-                    call.core.tool_name = legacy.tool_name;
+                    match &legacy.tool_name {
+                        Some(name) => self.asm.set_tool_name(w, base, &mut call.core, name, start),
+                        None => call.core.tool_name = None,
+                    }
                     call.core.encodings = legacy
                         .arguments
                         .keys()
