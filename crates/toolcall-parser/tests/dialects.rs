@@ -812,6 +812,70 @@ fn invoke_rule_5_a_close_cut_short_closes_the_invoke() {
     assert!(!repairs(&r).contains(&RepairKind::TruncatedCloseTag));
 }
 
+/// DSML's invoke may hold one JSON object, its arguments (SGLang's, smg's and TensorRT-LLM's
+/// reading); the other invoke dialects keep to parameters.
+#[test]
+fn invoke_rule_5_a_dsml_invoke_may_hold_one_json_object() {
+    let dsml = opts(Dialect::DeepseekDsml);
+    let text = "<｜DSML｜function_calls> <｜DSML｜invoke name=\"get_weather\"> \
+                <｜DSML｜parameter name=\"location\" string=\"true\">NYC</｜DSML｜parameter> \
+                </｜DSML｜invoke> <｜DSML｜invoke name=\"search_web\"> \
+                {\"query\": \"AI\", \"n\": 2, \"query\": \"dropped\"} \
+                </｜DSML｜invoke> </｜DSML｜function_calls>after";
+    let r = parse(text, &dsml);
+    assert_eq!(r.calls().len(), 2, "{r:?}");
+    let call = &r.calls()[1];
+    assert_eq!(call.tool_name, "search_web");
+    assert_eq!(
+        serde_json::to_value(toolcall_parser::Value::Object(call.arguments.clone()))
+            .expect("arguments"),
+        serde_json::json!({"query": "AI", "n": 2})
+    );
+    assert_eq!(call.encodings[0].encoding, toolcall_parser::Encoding::Json);
+    assert_eq!(repairs(&r), [RepairKind::DuplicateArgument]);
+    assert_eq!(r.prose(), "after");
+    // A close tag inside a JSON string ends nothing.
+    let r = parse(
+        "<｜DSML｜tool_calls><｜DSML｜invoke name=\"f\">{\"a\": \"</｜DSML｜invoke>\"}</｜DSML｜invoke></｜DSML｜tool_calls>",
+        &dsml,
+    );
+    assert_eq!(
+        r.calls()[0].arguments["a"].as_str(),
+        Some("</｜DSML｜invoke>")
+    );
+    // Text after the object, a parameter beside it, an object that is not JSON: errors, never
+    // calls; an object cut off by the end of the input: unterminated.
+    for (text, kind) in [
+        ("{\"a\": 1} x</｜DSML｜invoke>", ErrorKind::UnexpectedText),
+        (
+            "{\"a\": 1}<｜DSML｜parameter name=\"b\" string=\"true\">2</｜DSML｜parameter></｜DSML｜invoke>",
+            ErrorKind::UnexpectedElement,
+        ),
+        ("{\"a\": tru}</｜DSML｜invoke>", ErrorKind::InvalidJson),
+        // The block's close inside the object (outside its strings) is not JSON.
+        ("{\"a\": 1", ErrorKind::InvalidJson),
+    ] {
+        let text =
+            format!("<｜DSML｜tool_calls><｜DSML｜invoke name=\"f\">{text}</｜DSML｜tool_calls>");
+        let r = parse(&text, &dsml);
+        assert!(r.calls().is_empty(), "{text}: {r:?}");
+        assert_eq!(r.errors()[0].kind, kind, "{text}");
+    }
+    let r = parse(
+        "<｜DSML｜tool_calls><｜DSML｜invoke name=\"f\">{\"a\": \"cut",
+        &dsml,
+    );
+    assert!(r.calls().is_empty());
+    assert_eq!(r.errors()[0].kind, ErrorKind::UnterminatedCall);
+    // MiniMax-M2 reads no JSON body.
+    let r = parse(
+        "<minimax:tool_call>\n<invoke name=\"f\">{\"a\": 1}</invoke>\n</minimax:tool_call>",
+        &opts(Dialect::MinimaxM2),
+    );
+    assert!(r.calls().is_empty());
+    assert_eq!(r.errors()[0].kind, ErrorKind::UnexpectedText);
+}
+
 #[test]
 fn invoke_rule_6_values_are_typed_by_the_schema_or_by_deepseeks_string_attribute() {
     let text = "<minimax:tool_call>\n<invoke name=\"calc\">\n<parameter name=\"count\">7</parameter>\n\

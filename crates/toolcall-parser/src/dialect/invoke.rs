@@ -30,13 +30,14 @@ use crate::dialect::scan::{
     ClosedValue, Finders, Flow, Input, Literal, Peek, RawValue, Unflushed, VALUE_FINDERS, is_blank,
     literal_at, non_blank, peek_markup, repair_unclosed_value,
 };
-use crate::dialect::{Dialect, Grammar};
+use crate::dialect::{Dialect, Grammar, hermes};
 use crate::error::ErrorKind;
 use crate::event::StreamEvent;
+use crate::json_scan::{JsonScan, JsonScanner};
 use crate::lexer::{Lexeme, Lexer, Tag, attribute};
 use crate::names::{is_placeholder, is_valid_name};
 use crate::options::ParseOptions;
-use arg_types::Value;
+use arg_types::{Map, Value};
 use memchr::memchr;
 use std::ops::Range;
 
@@ -65,6 +66,8 @@ pub(crate) struct Markers {
     separators: &'static [&'static str],
     /// The parameter's `string` attribute types its value (`"false"`: JSON), as DSML's does.
     string_attribute: bool,
+    /// An invoke's body may be one JSON object, its arguments, as DSML's readers take it.
+    json_body: bool,
 }
 
 impl Markers {
@@ -91,6 +94,7 @@ pub(crate) const MINIMAX_M2: Markers = Markers {
     parameter: "parameter",
     separators: &[],
     string_attribute: false,
+    json_body: false,
 };
 
 /// Anthropic's `<function_calls>` (Claude's text form of tool use).
@@ -106,6 +110,7 @@ pub(crate) const ANTHROPIC: Markers = Markers {
     parameter: "parameter",
     separators: &[],
     string_attribute: false,
+    json_body: false,
 };
 
 /// DeepSeek's DSML (V3.2 `function_calls`, later `tool_calls`); `｜` is U+FF5C.
@@ -129,6 +134,7 @@ pub(crate) const DEEPSEEK_DSML: Markers = Markers {
     parameter: "｜DSML｜parameter",
     separators: &[],
     string_attribute: true,
+    json_body: true,
 };
 
 /// Step-3: steptml invokes inside its call-section tokens.
@@ -149,6 +155,7 @@ pub(crate) const STEP3: Markers = Markers {
         "<｜tool_call_end｜>",
     ],
     string_attribute: false,
+    json_body: false,
 };
 
 /// The grammar's state; each variant holds what it needs.
@@ -164,6 +171,11 @@ enum State {
     Invoke { call: Box<Call> },
     /// Inside a parameter's value.
     Value { call: Box<Call>, param: Box<Param> },
+    /// DSML: an invoke's body that is one JSON object.
+    Json {
+        call: Box<Call>,
+        body: Box<JsonBody>,
+    },
     /// A close tag inside a value: structural or text, as what follows decides.
     Closing(Closing),
     /// In a block after a call: blanks and separators were looked at up to `scanned`; another
@@ -171,6 +183,16 @@ enum State {
     InBlock { block: usize, scanned: usize },
     /// After an error: read to the call's end.
     Skip { call: Box<Call> },
+}
+
+/// An invoke's body that is one JSON object (DSML, docs/FORMAT.md §9.5 rule 5): the object from
+/// `from`, scanned up to `scanned`, its end once found.
+#[derive(Debug)]
+struct JsonBody {
+    from: usize,
+    scanned: usize,
+    end: Option<usize>,
+    scanner: JsonScanner,
 }
 
 /// A close tag met inside a value, waiting for what follows it.
@@ -212,6 +234,8 @@ struct Call {
     /// The block it stands in.
     block: usize,
     args: Vec<(RawArgument, Option<Value>)>,
+    /// The arguments of a JSON body, once read.
+    json: Option<Map>,
 }
 
 /// A parameter being read.
@@ -253,6 +277,7 @@ impl Grammar for Invoke {
                 State::Opened { at, end, block } => self.opened(inp, at, end, block, out),
                 State::Invoke { call } => self.invoke(inp, call, out),
                 State::Value { call, param } => self.value(inp, call, param, out),
+                State::Json { call, body } => self.json(inp, call, body),
                 State::Closing(closing) => self.closing(inp, closing, out),
                 State::InBlock { block, scanned } => self.in_block(inp, block, scanned, out),
                 State::Skip { call } => self.skip(inp, call, out),
@@ -298,9 +323,10 @@ impl Invoke {
         let from = match &self.state {
             State::Prose | State::InBlock { .. } => self.pos,
             State::Opened { at, .. } => *at,
-            State::Invoke { call } | State::Value { call, .. } | State::Skip { call } => {
-                call.core.start
-            }
+            State::Invoke { call }
+            | State::Value { call, .. }
+            | State::Json { call, .. }
+            | State::Skip { call } => call.core.start,
             State::Closing(c) => c.call.core.start,
         };
         from.min(self.asm.prose_start)
@@ -423,6 +449,7 @@ impl Invoke {
             core: CallCore::new(self.asm.next_index(), start, tag_end),
             block,
             args: Vec::new(),
+            json: None,
         })
     }
 
@@ -625,11 +652,31 @@ impl Invoke {
             return (State::Invoke { call }, Flow::Stop);
         };
         self.pos = abs;
+        if self.markers.json_body
+            && inp.from(abs)[0] == b'{'
+            && call.args.is_empty()
+            && call.json.is_none()
+        {
+            let body = JsonBody {
+                from: abs,
+                scanned: abs,
+                end: None,
+                scanner: JsonScanner::default(),
+            };
+            let body = Box::new(body);
+            return (State::Json { call, body }, Flow::Again);
+        }
         if inp.from(abs)[0] != b'<' {
-            let msg = format!(
-                "text is not allowed directly inside <{}>; only parameters are",
-                self.markers.invoke
-            );
+            let msg = match call.json {
+                Some(_) => format!(
+                    "only </{}> may follow the invoke's JSON object",
+                    self.markers.invoke
+                ),
+                None => format!(
+                    "text is not allowed directly inside <{}>; only parameters are",
+                    self.markers.invoke
+                ),
+            };
             self.asm.error(
                 inp.w,
                 inp.base,
@@ -644,6 +691,16 @@ impl Invoke {
             return (State::Invoke { call }, Flow::Stop);
         };
         match (self.kind(&lexeme), &lexeme) {
+            (Kind::Parameter, _) if call.json.is_some() => {
+                let msg = format!(
+                    "an invoke's arguments are one JSON object or <{}> elements, not both",
+                    self.markers.parameter
+                );
+                let kind = ErrorKind::UnexpectedElement;
+                self.asm
+                    .error(inp.w, inp.base, &mut call.core, kind, msg, abs);
+                (State::Skip { call }, Flow::Again)
+            }
             (Kind::Parameter, Lexeme::StartTag(tag)) => {
                 self.pos = abs + n;
                 let string = self.string_attribute(tag);
@@ -1069,6 +1126,83 @@ impl Invoke {
         }
     }
 
+    // ----- a JSON body -------------------------------------------------------------------------
+
+    /// DSML: an invoke's body that is one JSON object holds the call's arguments, read as
+    /// Hermes's `arguments` are (docs/FORMAT.md §9.5 rule 5, §9.2). Its end is where the object
+    /// ends, found by the scanner of the JSON dialects (a tag inside a JSON string ends nothing;
+    /// their depth, element and size limits); then the invoke reads on as after its parameters,
+    /// so only `</invoke>` (or the block's close) may follow. No deltas: the arguments come with
+    /// the finished call.
+    fn json(
+        &mut self,
+        inp: Input<'_>,
+        mut call: Box<Call>,
+        mut body: Box<JsonBody>,
+    ) -> (State, Flow) {
+        let Some(end) = body.end else {
+            let limits = &self.asm.opts.limits;
+            let (max_depth, max_values) = (limits.max_depth, limits.max_elements);
+            let limit = (call.core.start.saturating_add(limits.max_call_bytes))
+                .clamp(body.scanned, inp.end());
+            let window = &inp.w.as_bytes()[body.scanned - inp.base..limit - inp.base];
+            match body.scanner.scan(window, max_depth, max_values) {
+                JsonScan::End(n) => {
+                    body.scanned += n;
+                    body.end = Some(body.scanned);
+                    self.pos = body.scanned;
+                    return (State::Json { call, body }, Flow::Again);
+                }
+                JsonScan::More if limit < inp.end() => {
+                    self.pos = limit;
+                    self.asm.fail_too_long(inp.w, inp.base, &mut call.core);
+                }
+                JsonScan::More => {
+                    body.scanned = limit;
+                    self.pos = limit;
+                    return (State::Json { call, body }, Flow::Stop);
+                }
+                JsonScan::Failed(f) => {
+                    let at = body.scanned + f.at;
+                    self.pos = at;
+                    let core = &mut call.core;
+                    match f.limit {
+                        Some(l) => self
+                            .asm
+                            .limit_error(inp.w, inp.base, core, l, f.message, at),
+                        None => self.asm.error(inp.w, inp.base, core, f.kind, f.message, at),
+                    }
+                }
+            }
+            return (State::Skip { call }, Flow::Again);
+        };
+        let text = &inp.w[body.from - inp.base..end - inp.base];
+        match hermes::read_arguments(text) {
+            Ok((map, dropped)) => {
+                let (w, base, at) = (inp.w, inp.base, body.from);
+                match self
+                    .asm
+                    .json_arguments(w, base, &mut call.core, map, dropped, at)
+                {
+                    Some(map) => {
+                        call.json = Some(map);
+                        (State::Invoke { call }, Flow::Again)
+                    }
+                    None => (State::Skip { call }, Flow::Again),
+                }
+            }
+            Err((offset, kind, msg, cause)) => {
+                let at = (body.from + offset).min(end);
+                self.asm
+                    .error(inp.w, inp.base, &mut call.core, kind, msg, at);
+                if let (Some(e), Some(cause)) = (call.core.error.as_mut(), cause) {
+                    e.cause = Some(crate::error::Cause::new(cause));
+                }
+                (State::Skip { call }, Flow::Again)
+            }
+        }
+    }
+
     /// Records a `truncated_close_tag` repair when the invoke's close at `close` was written cut
     /// short ([`Markers::is_cut_invoke_close`]).
     fn repair_cut_close(&mut self, inp: Input<'_>, call: &mut Call, close: Range<usize>) {
@@ -1093,9 +1227,15 @@ impl Invoke {
         end: usize,
         out: &mut Vec<StreamEvent>,
     ) {
-        let Call { core, args, .. } = *call;
+        let Call {
+            core, args, json, ..
+        } = *call;
+        let arguments = match json {
+            Some(map) => Arguments::Json(map),
+            None => arguments(args),
+        };
         self.asm
-            .finish_call(inp.w, inp.base, core, arguments(args), end, out);
+            .finish_call(inp.w, inp.base, core, arguments, end, out);
         self.asm.prose_start = end;
         self.lexer.reset();
     }
@@ -1223,7 +1363,7 @@ impl Invoke {
     fn finish(&mut self, inp: Input<'_>, out: &mut Vec<StreamEvent>) {
         let end = inp.end();
         let call = match std::mem::take(&mut self.state) {
-            State::Invoke { call } | State::Skip { call } => Some(call),
+            State::Invoke { call } | State::Json { call, .. } | State::Skip { call } => Some(call),
             State::Value { mut call, .. } | State::Closing(Closing { mut call, .. }) => {
                 // The value is not complete: only the parameters before it are.
                 call.core.delta.clear();
