@@ -768,6 +768,42 @@ fn invoke_rule_5_only_parameters_stand_inside_an_invoke() {
     assert_eq!(repairs(&r), [RepairKind::MissingCallCloser]);
 }
 
+/// DeepSeek-V4 writes a call without arguments as a self-closing invoke: the whole call, `{}`,
+/// first, between and after other invokes, in every invoke dialect; a bad name is still an error.
+#[test]
+fn invoke_rule_1_a_self_closing_invoke_is_a_call_without_arguments() {
+    let text = "Final answer.\n<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"submit\"/>\n\
+                <｜DSML｜invoke name=\"b\">\n<｜DSML｜parameter name=\"x\" string=\"true\">1</｜DSML｜parameter>\n\
+                </｜DSML｜invoke>\n<｜DSML｜invoke name=\"done\" />\n</｜DSML｜tool_calls>after";
+    let r = parse(text, &opts(Dialect::DeepseekDsml));
+    let names: Vec<_> = r.calls().iter().map(|c| c.tool_name.as_str()).collect();
+    assert_eq!(names, ["submit", "b", "done"], "{r:?}");
+    assert!(r.calls()[0].arguments.is_empty());
+    assert!(r.calls()[2].arguments.is_empty());
+    assert_eq!(r.calls()[1].arguments["x"].as_str(), Some("1"));
+    assert!(repairs(&r).is_empty());
+    assert_eq!(r.prose(), "Final answer.\nafter");
+    // The call's span is its tag.
+    let at = text.find("<｜DSML｜invoke name=\"submit\"/>").expect("tag");
+    assert_eq!(
+        r.calls()[0].span.end - at,
+        "<｜DSML｜invoke name=\"submit\"/>".len()
+    );
+    let r = parse(
+        "<minimax:tool_call>\n<invoke name=\"ping\"/>\n</minimax:tool_call>",
+        &opts(Dialect::MinimaxM2),
+    );
+    assert_eq!(r.calls()[0].tool_name, "ping");
+    assert!(r.calls()[0].arguments.is_empty());
+    // An invalid name is an error that ends at the tag; the block reads on.
+    let r = parse(
+        "<minimax:tool_call>\n<invoke name=\"rm -rf\"/>\n<invoke name=\"ok\"/>\n</minimax:tool_call>",
+        &opts(Dialect::MinimaxM2),
+    );
+    assert_eq!(r.errors()[0].kind, ErrorKind::InvalidToolName);
+    assert_eq!(r.calls()[0].tool_name, "ok");
+}
+
 /// DeepSeek-V4's quantized models write the invoke's close cut short (`</｜DSML｜inv>`): read as
 /// the close, with a repair, in every invoke dialect; a cut of more than three characters is not.
 #[test]

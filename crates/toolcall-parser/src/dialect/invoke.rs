@@ -346,10 +346,9 @@ impl Invoke {
     fn kind(&self, lexeme: &Lexeme<'_>) -> Kind {
         let m = self.markers;
         match lexeme {
+            // A self-closing invoke is a call without arguments (docs/FORMAT.md §9.5 rule 1).
+            Lexeme::StartTag(tag) if tag.value.is_none() && tag.name == m.invoke => Kind::Invoke,
             Lexeme::StartTag(tag) if tag.value.is_none() && !tag.self_closing => {
-                if tag.name == m.invoke {
-                    return Kind::Invoke;
-                }
                 if tag.name == m.parameter {
                     return Kind::Parameter;
                 }
@@ -515,7 +514,7 @@ impl Invoke {
         }
         let call = self.new_call(at, tag_at + n, block);
         self.pos = tag_at + n;
-        self.begin(inp, call, name, tag_at, out)
+        self.begin(inp, call, name, tag_at, tag.self_closing, out)
     }
 
     /// Whether `lexeme` is a parameter tag whose name is not a template placeholder.
@@ -586,7 +585,36 @@ impl Invoke {
     }
 
     /// Begins a call whose invoke tag (at `tag_at`) names `name`.
+    /// Begins the call of the invoke tag at `tag_at` (read up to `self.pos`), named `name`; a
+    /// self-closing tag (`<invoke name="f"/>`) is the whole call, without arguments.
     fn begin(
+        &mut self,
+        inp: Input<'_>,
+        call: Box<Call>,
+        name: Option<String>,
+        tag_at: usize,
+        self_closing: bool,
+        out: &mut Vec<StreamEvent>,
+    ) -> (State, Flow) {
+        let (state, flow) = self.named(inp, call, name, tag_at, out);
+        match state {
+            State::Invoke { call } | State::Skip { call } if self_closing => {
+                let (block, end) = (call.block, self.pos);
+                self.end_call(inp, call, end, out);
+                (
+                    State::InBlock {
+                        block,
+                        scanned: end,
+                    },
+                    Flow::Again,
+                )
+            }
+            state => (state, flow),
+        }
+    }
+
+    /// [`begin`](Self::begin)'s call named, or failed for its name.
+    fn named(
         &mut self,
         inp: Input<'_>,
         mut call: Box<Call>,
@@ -1294,7 +1322,7 @@ impl Invoke {
                 self.asm.prose_start = at;
                 let call = self.new_call(at, at + n, block);
                 self.pos = at + n;
-                self.begin(inp, call, name, at, out)
+                self.begin(inp, call, name, at, tag.self_closing, out)
             }
             (_, Lexeme::LiteralLt)
                 if self.begins_invoke_tag(inp.from(at))
