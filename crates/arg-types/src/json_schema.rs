@@ -660,9 +660,17 @@ pub fn accepts(s: &Json, ty: &str) -> bool {
 /// assert_eq!(branches.get("a"), Some(&json!({"type": "integer"})));
 /// assert_eq!(branches.get("b"), Some(&json!({})));
 /// assert_eq!(branches.get("c"), None);
+/// // The types every branch allows for a name, together: `a` is an integer or a string.
+/// assert_eq!(branches.types("a"), Some(&["integer", "string"][..]));
+/// assert_eq!(branches.types("b"), Some(&[][..]));
 /// ```
 #[derive(Debug, Clone, Default)]
-pub struct BranchProperties(std::collections::HashMap<String, Json>);
+pub struct BranchProperties {
+    first: std::collections::HashMap<String, Json>,
+    /// Per name, the types of all its declarations together; empty when one of them names no
+    /// type (it allows anything).
+    types: std::collections::HashMap<String, Vec<&'static str>>,
+}
 
 impl BranchProperties {
     /// The properties `s`'s branches declare.
@@ -698,6 +706,8 @@ impl BranchProperties {
             stack.extend(items.into_iter().rev().map(|b| (b, hops)));
         }
         let mut out = std::collections::HashMap::new();
+        let mut all_types: std::collections::HashMap<String, Vec<&'static str>> =
+            std::collections::HashMap::new();
         // Branches in order, each before its own branches: an explicit stack, no recursion, and
         // never more branches on it than may still be visited.
         let mut stack: Vec<(Cow<'s, Json>, usize)> = Vec::new();
@@ -714,20 +724,52 @@ impl BranchProperties {
             };
             if let Some(props) = keyword(&branch, "properties").and_then(Json::as_object) {
                 for (name, p) in props {
+                    let p = doc.resolve(p);
+                    let these = types(&p);
+                    match all_types.get_mut(name) {
+                        // A later declaration: its types join the name's, unless one allows
+                        // anything already (or this one does).
+                        Some(known) if !known.is_empty() => {
+                            if these.is_empty() {
+                                known.clear();
+                            } else {
+                                for t in these {
+                                    if !known.contains(&t) {
+                                        known.push(t);
+                                    }
+                                }
+                            }
+                        }
+                        Some(_) => {}
+                        None => {
+                            all_types.insert(name.clone(), these);
+                        }
+                    }
                     if !out.contains_key(name) {
-                        out.insert(name.clone(), doc.resolve(p).into_owned());
+                        out.insert(name.clone(), p.into_owned());
                     }
                 }
             }
             let left = visits.saturating_sub(stack.len());
             push(&mut stack, branch, hops + 1, left);
         }
-        BranchProperties(out)
+        BranchProperties {
+            first: out,
+            types: all_types,
+        }
     }
 
-    /// The schema a branch declares for `name`, if one does.
+    /// The schema a branch declares for `name`, if one does: the first declaration.
     pub fn get(&self, name: &str) -> Option<&Json> {
-        self.0.get(name)
+        self.first.get(name)
+    }
+
+    /// The types ([`types`]) that the branches declaring `name` allow, all together, in the
+    /// order met; empty when one of them names none (it allows anything). `None` for a name no
+    /// branch declares. Which branch a call's arguments take is known only once all of them are
+    /// read, so a value is known to be text only when every branch says so.
+    pub fn types(&self, name: &str) -> Option<&[&'static str]> {
+        self.types.get(name).map(Vec::as_slice)
     }
 }
 
@@ -817,6 +859,20 @@ impl PreparedSchema {
         &self.root
     }
 
+    /// Whether the root has alternatives (`anyOf`/`oneOf`): then which branch types a call's
+    /// arguments is known only once all of them are read (docs/FORMAT.md §5.3), so an argument's
+    /// value cannot be settled alone.
+    ///
+    /// ```
+    /// use arg_types::json_schema::PreparedSchema;
+    /// let p = PreparedSchema::new(serde_json::json!({"oneOf": [{"properties": {"a": {}}}]}));
+    /// assert!(p.has_alternatives());
+    /// assert!(!PreparedSchema::new(serde_json::json!({"properties": {}})).has_alternatives());
+    /// ```
+    pub fn has_alternatives(&self) -> bool {
+        alternatives(&self.root).is_some()
+    }
+
     /// `additionalProperties` of the (resolved) root, when it has one.
     pub fn additional_properties(&self) -> Option<&Json> {
         self.additional.as_ref()
@@ -861,15 +917,19 @@ impl PreparedSchema {
         match self.own(name).map(|r| &r.types) {
             Some(Some(t)) => Some(Cow::Borrowed(t)),
             Some(None) => self.property(name).map(|p| Cow::Owned(types(&p))),
-            None => self.branch(name).map(|b| Cow::Owned(types(b))),
+            None => self.branches().types(name).map(Cow::Borrowed),
         }
+    }
+
+    /// The properties the root's branches declare, walked at the first ask.
+    fn branches(&self) -> &BranchProperties {
+        self.branches
+            .get_or_init(|| BranchProperties::of(&SchemaDoc::new(&self.root), &self.root))
     }
 
     /// The schema a branch of the root declares for `name`.
     fn branch(&self, name: &str) -> Option<&Json> {
-        self.branches
-            .get_or_init(|| BranchProperties::of(&SchemaDoc::new(&self.root), &self.root))
-            .get(name)
+        self.branches().get(name)
     }
 }
 

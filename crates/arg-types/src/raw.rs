@@ -236,6 +236,19 @@ where
     let Some(root) = input_schema else {
         return type_each(args, &Json::Null, None, |_| Property::Absent);
     };
+    if alternatives(root).is_some() {
+        return by_alternative(args, root);
+    }
+    typed_by_names(args, root)
+}
+
+/// [`type_raw_arguments`] with a schema, each argument by the schema its name finds (its own
+/// `properties`, else the first of the root's branches to declare it).
+fn typed_by_names<N, T>(args: impl IntoIterator<Item = (N, T)>, root: &Json) -> TypedArguments
+where
+    N: AsRef<str> + Into<String>,
+    T: AsRef<str> + Into<String>,
+{
     let doc = SchemaDoc::new(root);
     let resolved = doc.resolve(root);
     let additional = keyword(&resolved, "additionalProperties");
@@ -268,6 +281,9 @@ impl PreparedSchema {
         N: AsRef<str> + Into<String>,
         T: AsRef<str> + Into<String>,
     {
+        if alternatives(self.root()).is_some() {
+            return by_alternative(args, self.root());
+        }
         type_each(args, self.root(), self.additional_properties(), |name| {
             self.raw_property(name)
         })
@@ -285,6 +301,10 @@ impl PreparedSchema {
     /// assert_eq!(p.type_raw_argument("x", "7"), p.type_raw_arguments([("x", "7")]).arguments["x"]);
     /// ```
     pub fn type_raw_argument<T: AsRef<str> + Into<String>>(&self, name: &str, text: T) -> Value {
+        if self.has_alternatives() {
+            let mut alone = by_alternative([(name, text)], self.root()).arguments;
+            return alone.swap_remove(name).unwrap_or(Value::Null);
+        }
         let found = self.raw_property(name);
         type_one(text, &found, self.root(), self.additional_properties()).value
     }
@@ -301,6 +321,50 @@ impl PreparedSchema {
             },
         }
     }
+}
+
+/// The most of a root's alternatives tried one by one ([`by_alternative`]): the work of typing
+/// a call stays bounded by its arguments times this.
+const MAX_ALTERNATIVES_TRIED: usize = 16;
+
+/// A call's arguments typed where the root has alternatives (`anyOf`/`oneOf`, docs/FORMAT.md
+/// §5.3): first as each name finds its schema (the first branch to declare it); when some
+/// argument does not fit that way, the first alternative, alone, under which every argument
+/// fits types them all, so that a discriminated union (`kind: "count"` with `value: integer`
+/// beside `kind: "text"` with `value: string`) is read by the branch its values pick,
+/// whichever comes first; when none fits them all, the first reading stands. (The same values
+/// as [`PreparedSchema::type_raw_arguments`] reads, through the document: only schemas with
+/// root alternatives come here.)
+fn by_alternative<N, T>(args: impl IntoIterator<Item = (N, T)>, root: &Json) -> TypedArguments
+where
+    N: AsRef<str> + Into<String>,
+    T: AsRef<str> + Into<String>,
+{
+    let args: Vec<(N, T)> = args.into_iter().collect();
+    let borrowed = || args.iter().map(|(n, t)| (n.as_ref(), t.as_ref()));
+    let fits = |typed: &TypedArguments| typed.mismatches.is_empty();
+    let first = typed_by_names(borrowed(), root);
+    let Some((key, branches)) = ["anyOf", "oneOf"]
+        .into_iter()
+        .find_map(|k| Some((k, keyword(root, k)?.as_array()?)))
+    else {
+        return first;
+    };
+    if fits(&first) || branches.len() < 2 {
+        return first;
+    }
+    for branch in branches.iter().take(MAX_ALTERNATIVES_TRIED) {
+        // The root with this alternative alone: its own properties and definitions kept.
+        let mut alone = root.clone();
+        if let Some(obj) = alone.as_object_mut() {
+            obj.insert(key.to_owned(), Json::Array(vec![branch.clone()]));
+        }
+        let typed = typed_by_names(borrowed(), &alone);
+        if fits(&typed) {
+            return typed;
+        }
+    }
+    first
 }
 
 /// What the schema gives for one argument's name.
@@ -636,12 +700,21 @@ impl<'a> Typer<'a> {
         for c in values {
             let hit = match c {
                 Json::String(s) => self.text == s || self.trimmed == s,
+                // A listed number or boolean is also the content of a JSON-quoted text (`"1"`),
+                // as a numeric or boolean type reads it (docs/FORMAT.md §5.6, whitespace).
                 Json::Number(n) => {
+                    let is = |d: &Decimal| Decimal::of_json(n).is_some_and(|e| *d == e);
                     let d = self.decimal.get_or_init(|| Decimal::parse(self.trimmed));
-                    d.as_ref()
-                        .is_some_and(|d| Decimal::of_json(n).is_some_and(|e| *d == e))
+                    d.as_ref().is_some_and(is)
+                        || self
+                            .unquoted()
+                            .and_then(|u| Decimal::parse(u.trim()))
+                            .is_some_and(|d| is(&d))
                 }
-                Json::Bool(b) => boolean(self.trimmed) == Ok(Value::Bool(*b)),
+                Json::Bool(b) => {
+                    let is = |t: &str| boolean(t) == Ok(Value::Bool(*b));
+                    is(self.trimmed) || self.unquoted().is_some_and(|u| is(u.trim()))
+                }
                 Json::Null => self.is_null_word(),
                 Json::Array(_) | Json::Object(_) => {
                     matches!(self.literal(), Ok(v) if same(v, c, None))
@@ -734,6 +807,52 @@ fn null(text: &str) -> Result<Value, &'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A discriminated union at the root: the branch every argument fits types them all, in
+    /// either branch order and argument order; one argument alone is typed the same way; with
+    /// no branch fitting, the names' reading (the first branch declaring each) stands.
+    #[test]
+    fn the_branch_all_arguments_fit_types_them() {
+        let count = serde_json::json!({"properties": {"kind": {"const": "count"}, "value": {"type": "integer"}}});
+        let text = serde_json::json!({"properties": {"kind": {"const": "text"}, "value": {"type": "string"}}});
+        for key in ["oneOf", "anyOf"] {
+            for branches in [[&count, &text], [&text, &count]] {
+                let root = serde_json::json!({key: [branches[0], branches[1]]});
+                let prepared = PreparedSchema::new(root.clone());
+                for (kind, value) in [
+                    ("count", Value::Int(7)),
+                    ("text", Value::String("7".into())),
+                ] {
+                    for args in [
+                        [("kind", kind), ("value", "7")],
+                        [("value", "7"), ("kind", kind)],
+                    ] {
+                        let typed = type_raw_arguments(args, Some(&root));
+                        assert!(typed.mismatches.is_empty(), "{root} {args:?}");
+                        assert_eq!(typed.arguments["value"], value, "{root} {args:?}");
+                        assert_eq!(prepared.type_raw_arguments(args), typed);
+                    }
+                }
+                // Nothing fits both: the first branch declaring each name reads it.
+                let typed = type_raw_arguments([("kind", "other"), ("value", "x")], Some(&root));
+                assert!(!typed.mismatches.is_empty());
+                // Alone, `value` fits either branch: the first that it fits.
+                let first_is_count = branches[0] == &count;
+                let alone = prepared.type_raw_argument("value", "7");
+                assert_eq!(
+                    alone,
+                    if first_is_count {
+                        Value::Int(7)
+                    } else {
+                        Value::String("7".into())
+                    }
+                );
+                // While streaming, `value` is not known to be text: only one branch says so.
+                assert!(!prepared.is_string("value"));
+                assert!(prepared.has_alternatives());
+            }
+        }
+    }
     use serde_json::json;
 
     thread_local! {

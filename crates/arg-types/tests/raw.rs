@@ -316,6 +316,17 @@ fn enum_and_const_are_checked_exactly() {
     assert_eq!(fits("(1, 2)", mixed()).to_string(), "[1,2]");
     assert_eq!(fits("{'k': 0.50}", mixed()).to_string(), r#"{"k":0.5}"#);
     assert!(kept("[2, 1]", mixed()).starts_with("expected one of"));
+    // A listed number or boolean is also a JSON-quoted text's content, as its type reads it
+    // (SGLang's GLM-4.7 schema tests); a listed string keeps the quotes.
+    let levels = || json!({"type": "number", "enum": [1, 2]});
+    assert_eq!(fits("\"1\"", levels()), Value::Int(1));
+    assert_eq!(fits(" \"2\" ", levels()), Value::Int(2));
+    assert!(kept("\"3\"", levels()).starts_with("expected one of"));
+    assert_eq!(fits("\"True\"", mixed()), Value::Bool(true));
+    // The quoted text's content is read as the listed number reads it (007 is 7), and a listed
+    // string is compared with the text as written, quotes included.
+    assert_eq!(fits("\"007\"", mixed()), Value::Int(7));
+    assert!(kept("\"celsius\"", unit()).starts_with("expected one of"));
 }
 
 #[test]

@@ -656,6 +656,56 @@ fn additional_properties_behind_a_root_reference_decide_streaming() {
     }
 }
 
+/// A tool whose schema's root is a discriminated union: which branch types the arguments is
+/// known only at the call's end, so its arguments are sent whole with the finished call, equal
+/// to the one-shot parse's, in every chunking and every dialect that types raw text.
+#[test]
+fn a_root_union_is_sent_whole_with_the_finished_call() {
+    let mut schemas = ToolSchemas::default();
+    schemas.insert(
+        "inspect",
+        serde_json::json!({"oneOf": [
+            {"properties": {"kind": {"const": "text"}, "value": {"type": "string"}}},
+            {"properties": {"kind": {"const": "count"}, "value": {"type": "integer"}}}
+        ]}),
+    );
+    let schemas = Arc::new(schemas);
+    for (kind, want) in [
+        ("count", r#"{"kind":"count","value":7}"#),
+        ("text", r#"{"kind":"text","value":"7"}"#),
+    ] {
+        for (dialect, text) in [
+            (
+                Dialect::Glm,
+                format!(
+                    "<tool_call>inspect<arg_key>kind</arg_key><arg_value>{kind}</arg_value><arg_key>value</arg_key><arg_value>7</arg_value></tool_call>"
+                ),
+            ),
+            (
+                Dialect::Qwen3Coder,
+                format!(
+                    "<tool_call>\n<function=inspect>\n<parameter=value>\n7\n</parameter>\n<parameter=kind>\n{kind}\n</parameter>\n</function>\n</tool_call>"
+                ),
+            ),
+        ] {
+            let opts = ParseOptions::new()
+                .with_dialect(dialect)
+                .with_schemas(Arc::clone(&schemas));
+            let whole = one_shot(&text, &opts);
+            let whole_args: Json = serde_json::from_str(&whole[0].1).expect("JSON");
+            let want_args: Json = serde_json::from_str(want).expect("JSON");
+            assert_eq!(whole_args, want_args, "{dialect} {kind}");
+            for size in [1, 2, 3, 5, 8, 13, text.len()] {
+                let cuts: Vec<usize> = (size..text.len()).step_by(size).collect();
+                let calls = stream(&text, &opts, &cuts);
+                assert_eq!(calls.len(), 1);
+                assert!(calls[0].2, "{dialect}: the call failed in chunks of {size}");
+                assert_eq!(calls[0].1, whole[0].1, "{dialect} {kind}, chunks of {size}");
+            }
+        }
+    }
+}
+
 // The parser's damaged-call generators, shared rather than copied.
 #[allow(dead_code)]
 #[path = "../../toolcall-parser/tests/common/damaged.rs"]

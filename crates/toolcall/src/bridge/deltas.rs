@@ -412,8 +412,15 @@ impl ToolCallDeltas {
             StreamEvent::ToolName { index, tool_name } => {
                 let delta = self.next_index;
                 self.next_index += 1;
+                // A tool whose schema's root has alternatives types its arguments by the branch
+                // they all fit, known only at the call's end (FORMAT §5.3): nothing is sent
+                // before it.
+                let alternatives = (self.options.schemas())
+                    .and_then(|s| s.prepared(&tool_name))
+                    .is_some_and(arg_types::json_schema::PreparedSchema::has_alternatives);
                 let call = self.calls.entry(index).or_default();
                 call.index = Some(delta);
+                call.held |= alternatives;
                 call.tool = Some(tool_name.clone());
                 out.push(DeltaEvent::ToolCallStart {
                     index: delta,
@@ -442,7 +449,7 @@ impl ToolCallDeltas {
             } if self.exact(index) => {
                 // The dialect's own declaration stands over the schema's (FORMAT §9.5, §9.6).
                 let streams = string.unwrap_or_else(|| self.streams_as_string(index, &argument));
-                let Some(call) = self.calls.get_mut(&index) else {
+                let Some(call) = self.calls.get_mut(&index).filter(|c| !c.held) else {
                     return;
                 };
                 let Some(delta) = call.index else { return };
