@@ -123,7 +123,8 @@ pub fn type_raw<T: AsRef<str> + Into<String>>(
             mismatch: None,
         };
     };
-    finish(text, root, |typer| typer.read(schema, 0))
+    let string = crate::json_schema::accepts(&SchemaDoc::new(root).resolve(schema), "string");
+    finish(text, root, string, |typer| typer.read(schema, 0))
 }
 
 /// [`type_raw`] by a schema known to read the text by its types alone (`by_types`).
@@ -133,14 +134,18 @@ fn type_raw_by_types<T: AsRef<str> + Into<String>>(
     explicit: bool,
     root: &Json,
 ) -> Typed {
-    finish(text, root, |typer| typer.by_types(types, explicit))
+    let string = types.contains(&"string");
+    finish(text, root, string, |typer| typer.by_types(types, explicit))
 }
 
 /// The one ending of a reading: the value read, or the text kept (null for the words `null` and
-/// `None` where no string is allowed) with why it did not fit.
+/// `None` where the schema's types allow no string, `string` saying whether they do: a string
+/// schema whose `enum` does not list the word keeps it as text, as any other text it does not
+/// list) with why it did not fit.
 fn finish<T: AsRef<str> + Into<String>>(
     text: T,
     root: &Json,
+    string: bool,
     read: impl FnOnce(&Typer<'_>) -> Result<Read, String>,
 ) -> Typed {
     let typer = Typer::new(text.as_ref(), root);
@@ -156,7 +161,7 @@ fn finish<T: AsRef<str> + Into<String>>(
             value,
             mismatch: None,
         },
-        Err(reason) if null_word => Typed {
+        Err(reason) if null_word && !string => Typed {
             value: Value::Null,
             mismatch: Some(format!(
                 "null, where the schema asks for {}",

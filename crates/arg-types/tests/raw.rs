@@ -198,6 +198,14 @@ fn null_and_none_are_null_unless_a_string_is_allowed() {
     }
     assert_eq!(fits("", json!({"type": "null"})), Value::Null);
     assert_eq!(kept("nil", json!({"type": "null"})), "expected null");
+    // A string schema whose enum does not list the word keeps it as text, as any other text it
+    // does not list (SGLang's MiniMax-M3 case): reported, never turned into null.
+    let modes = || json!({"type": "string", "enum": ["none", "low", "high"]});
+    let t = typed("null", modes());
+    assert_eq!(t.value, s("null"));
+    assert!(t.mismatch.is_some_and(|m| m.starts_with("expected one of")));
+    // An enum of numbers allows no string: null, reported.
+    assert_eq!(typed("None", json!({"enum": [1, 2]})).value, Value::Null);
 }
 
 #[test]
