@@ -49,10 +49,23 @@ const TYPE_NAMES: [&str; 7] = [
 /// Type names that hand-written tool definitions use for JSON Schema's (Python's and C's
 /// names, as the engines' parsers and MiniMax's reference parser read them), and the name each
 /// stands for.
-const TYPE_ALIASES: [(&str, &str); 8] = [
+const TYPE_ALIASES: [(&str, &str); 21] = [
     ("float", "number"),
     ("double", "number"),
+    ("float32", "number"),
+    ("float64", "number"),
     ("int", "integer"),
+    ("long", "integer"),
+    ("short", "integer"),
+    ("int8", "integer"),
+    ("int16", "integer"),
+    ("int32", "integer"),
+    ("int64", "integer"),
+    ("uint", "integer"),
+    ("uint8", "integer"),
+    ("uint16", "integer"),
+    ("uint32", "integer"),
+    ("uint64", "integer"),
     ("bool", "boolean"),
     ("str", "string"),
     ("text", "string"),

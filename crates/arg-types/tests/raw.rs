@@ -53,6 +53,13 @@ fn common_type_aliases_name_json_schema_types() {
     assert_eq!(json_text(&fits("[1, 2]", json!({"type": "list"}))), "[1,2]");
     assert_eq!(fits("null", json!({"type": ["int", "null"]})), Value::Null);
     kept("many", json!({"type": "int"}));
+    // C's and Rust's sized names (SGLang's MiMo parser, vLLM's Qwen3-Coder parser).
+    for name in [
+        "long", "short", "int32", "int64", "uint", "uint8", "uint32", "uint64",
+    ] {
+        assert_eq!(fits("42", json!({"type": name})), Value::Int(42), "{name}");
+    }
+    assert_eq!(fits("2.5", json!({"type": "float64"})), Value::Float(2.5));
     // Not an alias: no type.
     assert_eq!(fits("42", json!({"type": "integer32"})), s("42"));
 }

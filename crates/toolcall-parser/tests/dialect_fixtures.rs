@@ -881,3 +881,18 @@ fn localai_fixtures() {
         ("localai-qwen3-coder.jsonl", Dialect::Qwen3Coder, 77),
     ]);
 }
+
+/// SGLang's function-call tests beyond the development set (`test/registered/unit/function_call/`), each dialect's file.
+#[test]
+fn sgl_fixtures() {
+    run_files(&[
+        ("sgl-deepseek-dsml.jsonl", Dialect::DeepseekDsml, 187),
+        ("sgl-glm.jsonl", Dialect::Glm, 303),
+        ("sgl-hermes.jsonl", Dialect::Hermes, 54),
+        ("sgl-kimi-k3.jsonl", Dialect::KimiK3, 15),
+        ("sgl-minimax-m2.jsonl", Dialect::MinimaxM2, 69),
+        ("sgl-minimax-m3.jsonl", Dialect::MinimaxM3, 60),
+        ("sgl-qwen3-coder.jsonl", Dialect::Qwen3Coder, 115),
+        ("sgl-step3.jsonl", Dialect::Step3, 46),
+    ]);
+}
