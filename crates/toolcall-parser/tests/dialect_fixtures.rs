@@ -896,3 +896,18 @@ fn sgl_fixtures() {
         ("sgl-step3.jsonl", Dialect::Step3, 46),
     ]);
 }
+
+/// vLLM's tool-parser tests after 0.32.0 (`tests/tool_parsers/`, newer cases and files), each dialect's file.
+#[test]
+fn vllmmain_fixtures() {
+    run_files(&[
+        ("vllmmain-deepseek-dsml.jsonl", Dialect::DeepseekDsml, 12),
+        ("vllmmain-glm.jsonl", Dialect::Glm, 26),
+        ("vllmmain-hermes.jsonl", Dialect::Hermes, 1),
+        ("vllmmain-kimi-k3.jsonl", Dialect::KimiK3, 4),
+        ("vllmmain-minimax-m2.jsonl", Dialect::MinimaxM2, 5),
+        ("vllmmain-minimax-m3.jsonl", Dialect::MinimaxM3, 5),
+        ("vllmmain-qwen3-coder.jsonl", Dialect::Qwen3Coder, 60),
+        ("vllmmain-seed-oss.jsonl", Dialect::SeedOss, 7),
+    ]);
+}
