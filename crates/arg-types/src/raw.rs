@@ -123,7 +123,7 @@ pub fn type_raw<T: AsRef<str> + Into<String>>(
             mismatch: None,
         };
     };
-    let string = crate::json_schema::accepts(&SchemaDoc::new(root).resolve(schema), "string");
+    let string = || crate::json_schema::accepts(&SchemaDoc::new(root).resolve(schema), "string");
     finish(text, root, string, |typer| typer.read(schema, 0))
 }
 
@@ -134,18 +134,18 @@ fn type_raw_by_types<T: AsRef<str> + Into<String>>(
     explicit: bool,
     root: &Json,
 ) -> Typed {
-    let string = types.contains(&"string");
+    let string = || types.contains(&"string");
     finish(text, root, string, |typer| typer.by_types(types, explicit))
 }
 
 /// The one ending of a reading: the value read, or the text kept (null for the words `null` and
 /// `None` where the schema's types allow no string, `string` saying whether they do: a string
 /// schema whose `enum` does not list the word keeps it as text, as any other text it does not
-/// list) with why it did not fit.
+/// list; asked only then) with why it did not fit.
 fn finish<T: AsRef<str> + Into<String>>(
     text: T,
     root: &Json,
-    string: bool,
+    string: impl FnOnce() -> bool,
     read: impl FnOnce(&Typer<'_>) -> Result<Read, String>,
 ) -> Typed {
     let typer = Typer::new(text.as_ref(), root);
@@ -161,7 +161,7 @@ fn finish<T: AsRef<str> + Into<String>>(
             value,
             mismatch: None,
         },
-        Err(reason) if null_word && !string => Typed {
+        Err(reason) if null_word && !string() => Typed {
             value: Value::Null,
             mismatch: Some(format!(
                 "null, where the schema asks for {}",
