@@ -911,3 +911,15 @@ fn vllmmain_fixtures() {
         ("vllmmain-seed-oss.jsonl", Dialect::SeedOss, 7),
     ]);
 }
+
+/// llama.cpp's chat tests beyond the development set (`tests/test-chat.cpp`, the PEG and auto parsers' tests), each dialect's file.
+#[test]
+fn llamacpp2_fixtures() {
+    run_files(&[
+        ("llamacpp2-glm.jsonl", Dialect::Glm, 16),
+        ("llamacpp2-hermes.jsonl", Dialect::Hermes, 15),
+        ("llamacpp2-minimax-m2.jsonl", Dialect::MinimaxM2, 12),
+        ("llamacpp2-qwen3-coder.jsonl", Dialect::Qwen3Coder, 27),
+        ("llamacpp2-seed-oss.jsonl", Dialect::SeedOss, 4),
+    ]);
+}
