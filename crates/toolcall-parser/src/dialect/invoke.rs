@@ -27,13 +27,12 @@
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
 use crate::call::{Encoding, RepairKind};
 use crate::dialect::scan::{
-    ClosedValue, Finders, Flow, Input, Literal, Peek, RawValue, Unflushed, VALUE_FINDERS, is_blank,
-    literal_at, non_blank, peek_markup, repair_unclosed_value,
+    BodyScan, ClosedValue, Finders, Flow, Input, JsonBody, Literal, Peek, RawValue, Unflushed,
+    VALUE_FINDERS, is_blank, literal_at, non_blank, peek_markup, repair_unclosed_value,
 };
-use crate::dialect::{Dialect, Grammar, hermes};
+use crate::dialect::{Dialect, Grammar};
 use crate::error::ErrorKind;
 use crate::event::StreamEvent;
-use crate::json_scan::{JsonScan, JsonScanner};
 use crate::lexer::{Lexeme, Lexer, Tag, attribute};
 use crate::names::{is_placeholder, is_valid_name};
 use crate::options::ParseOptions;
@@ -183,16 +182,6 @@ enum State {
     InBlock { block: usize, scanned: usize },
     /// After an error: read to the call's end.
     Skip { call: Box<Call> },
-}
-
-/// An invoke's body that is one JSON object (DSML, docs/FORMAT.md §9.5 rule 5): the object from
-/// `from`, scanned up to `scanned`, its end once found.
-#[derive(Debug)]
-struct JsonBody {
-    from: usize,
-    scanned: usize,
-    end: Option<usize>,
-    scanner: JsonScanner,
 }
 
 /// A close tag met inside a value, waiting for what follows it.
@@ -685,13 +674,7 @@ impl Invoke {
             && call.args.is_empty()
             && call.json.is_none()
         {
-            let body = JsonBody {
-                from: abs,
-                scanned: abs,
-                end: None,
-                scanner: JsonScanner::default(),
-            };
-            let body = Box::new(body);
+            let body = Box::new(JsonBody::at(abs));
             return (State::Json { call, body }, Flow::Again);
         }
         if inp.from(abs)[0] != b'<' {
@@ -1156,78 +1139,29 @@ impl Invoke {
 
     // ----- a JSON body -------------------------------------------------------------------------
 
-    /// DSML: an invoke's body that is one JSON object holds the call's arguments, read as
-    /// Hermes's `arguments` are (docs/FORMAT.md §9.5 rule 5, §9.2). Its end is where the object
-    /// ends, found by the scanner of the JSON dialects (a tag inside a JSON string ends nothing;
-    /// their depth, element and size limits); then the invoke reads on as after its parameters,
-    /// so only `</invoke>` (or the block's close) may follow. No deltas: the arguments come with
-    /// the finished call.
+    /// DSML: an invoke's body that is one JSON object holds the call's arguments
+    /// ([`JsonBody`], docs/FORMAT.md §9.5 rule 5); then the invoke reads on as after its
+    /// parameters, so only `</invoke>` (or the block's close) may follow. No deltas: the
+    /// arguments come with the finished call.
     fn json(
         &mut self,
         inp: Input<'_>,
         mut call: Box<Call>,
         mut body: Box<JsonBody>,
     ) -> (State, Flow) {
-        let Some(end) = body.end else {
-            let limits = &self.asm.opts.limits;
-            let (max_depth, max_values) = (limits.max_depth, limits.max_elements);
-            let limit = (call.core.start.saturating_add(limits.max_call_bytes))
-                .clamp(body.scanned, inp.end());
-            let window = &inp.w.as_bytes()[body.scanned - inp.base..limit - inp.base];
-            match body.scanner.scan(window, max_depth, max_values) {
-                JsonScan::End(n) => {
-                    body.scanned += n;
-                    body.end = Some(body.scanned);
-                    self.pos = body.scanned;
-                    return (State::Json { call, body }, Flow::Again);
-                }
-                JsonScan::More if limit < inp.end() => {
-                    self.pos = limit;
-                    self.asm.fail_too_long(inp.w, inp.base, &mut call.core);
-                }
-                JsonScan::More => {
-                    body.scanned = limit;
-                    self.pos = limit;
-                    return (State::Json { call, body }, Flow::Stop);
-                }
-                JsonScan::Failed(f) => {
-                    let at = body.scanned + f.at;
-                    self.pos = at;
-                    let core = &mut call.core;
-                    match f.limit {
-                        Some(l) => self
-                            .asm
-                            .limit_error(inp.w, inp.base, core, l, f.message, at),
-                        None => self.asm.error(inp.w, inp.base, core, f.kind, f.message, at),
-                    }
-                }
+        if body.end.is_none() {
+            return match body.scan(&mut self.asm, inp, &mut call.core, &mut self.pos) {
+                BodyScan::Ended => (State::Json { call, body }, Flow::Again),
+                BodyScan::More => (State::Json { call, body }, Flow::Stop),
+                BodyScan::Failed => (State::Skip { call }, Flow::Again),
+            };
+        }
+        match body.read(&mut self.asm, inp, &mut call.core) {
+            Some(map) => {
+                call.json = Some(map);
+                (State::Invoke { call }, Flow::Again)
             }
-            return (State::Skip { call }, Flow::Again);
-        };
-        let text = &inp.w[body.from - inp.base..end - inp.base];
-        match hermes::read_arguments(text) {
-            Ok((map, dropped)) => {
-                let (w, base, at) = (inp.w, inp.base, body.from);
-                match self
-                    .asm
-                    .json_arguments(w, base, &mut call.core, map, dropped, at)
-                {
-                    Some(map) => {
-                        call.json = Some(map);
-                        (State::Invoke { call }, Flow::Again)
-                    }
-                    None => (State::Skip { call }, Flow::Again),
-                }
-            }
-            Err((offset, kind, msg, cause)) => {
-                let at = (body.from + offset).min(end);
-                self.asm
-                    .error(inp.w, inp.base, &mut call.core, kind, msg, at);
-                if let (Some(e), Some(cause)) = (call.core.error.as_mut(), cause) {
-                    e.cause = Some(crate::error::Cause::new(cause));
-                }
-                (State::Skip { call }, Flow::Again)
-            }
+            None => (State::Skip { call }, Flow::Again),
         }
     }
 

@@ -25,12 +25,12 @@
 use crate::assemble::{Arguments, Assembler, CallCore, RawArgument, complete_snippet};
 use crate::call::{Encoding, RepairKind};
 use crate::dialect::scan::{
-    ClosedValue, Flow, Input, RawValue, before_blanks, is_blank, non_blank, repair_unclosed_value,
+    BodyScan, ClosedValue, Flow, Input, JsonBody, RawValue, before_blanks, is_blank, non_blank,
+    repair_unclosed_value,
 };
-use crate::dialect::{Dialect, Grammar, hermes};
+use crate::dialect::{Dialect, Grammar};
 use crate::error::ErrorKind;
 use crate::event::StreamEvent;
-use crate::json_scan::{JsonScan, JsonScanner};
 use crate::names::{is_placeholder, is_valid_name};
 use crate::options::ParseOptions;
 use arg_types::{Map, Value};
@@ -243,7 +243,10 @@ enum State {
     /// A close marker inside a value: structural or text, as what follows decides.
     Closing(Closing),
     /// Inside a `json` block: the call's arguments as one JSON object.
-    Json { call: Box<Call>, json: JsonBlock },
+    Json {
+        call: Box<Call>,
+        json: Box<JsonBody>,
+    },
     /// After an error: read to the call's end.
     Skip { call: Box<Call> },
 }
@@ -256,18 +259,6 @@ struct Closing {
     close: Range<usize>,
     kind: Close,
     scanned: usize,
-}
-
-/// A `json` block being read.
-#[derive(Debug)]
-struct JsonBlock {
-    /// Absolute offset of the object's `{` (before it is found, of the block's content).
-    from: usize,
-    /// Scanned up to here.
-    scanned: usize,
-    scanner: JsonScanner,
-    /// Where the object ends, once it has.
-    end: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -545,12 +536,7 @@ impl KimiK3 {
             }
             Some(Mark::Open { name: JSON, .. }) if call.args.is_empty() && call.json.is_none() => {
                 self.pos = at + len;
-                let json = JsonBlock {
-                    from: at + len,
-                    scanned: at + len,
-                    scanner: JsonScanner::default(),
-                    end: None,
-                };
+                let json = Box::new(JsonBody::at(at + len));
                 (State::Json { call, json }, Flow::Again)
             }
             Some(Mark::Close(CALL)) => {
@@ -838,9 +824,12 @@ impl KimiK3 {
     /// end is where the object ends, found by the scanner the JSON dialects use (a marker
     /// inside a JSON string ends nothing; depth and element limits as for Hermes), then only
     /// `<|close|>json<|sep|>` may follow, and after it only the call's close.
-    fn json(&mut self, inp: Input<'_>, mut call: Box<Call>, mut json: JsonBlock) -> (State, Flow) {
-        let limits = &self.asm.opts.limits;
-        let (max_depth, max_values) = (limits.max_depth, limits.max_elements);
+    fn json(
+        &mut self,
+        inp: Input<'_>,
+        mut call: Box<Call>,
+        mut json: Box<JsonBody>,
+    ) -> (State, Flow) {
         let Some(end) = json.end else {
             if json.scanned == json.from {
                 // The object's first byte, after blanks.
@@ -856,42 +845,11 @@ impl KimiK3 {
                 json.from = at;
                 json.scanned = at;
             }
-            let limit = (call
-                .core
-                .start
-                .saturating_add(self.asm.opts.limits.max_call_bytes))
-            .clamp(json.scanned, inp.end());
-            let window = &inp.w.as_bytes()[json.scanned - inp.base..limit - inp.base];
-            match json.scanner.scan(window, max_depth, max_values) {
-                JsonScan::End(n) => {
-                    json.end = Some(json.scanned + n);
-                    json.scanned += n;
-                    self.pos = json.scanned;
-                    return (State::Json { call, json }, Flow::Again);
-                }
-                JsonScan::More if limit < inp.end() => {
-                    self.pos = limit;
-                    self.asm.fail_too_long(inp.w, inp.base, &mut call.core);
-                }
-                JsonScan::More => {
-                    json.scanned = limit;
-                    self.pos = limit;
-                    return (State::Json { call, json }, Flow::Stop);
-                }
-                JsonScan::Failed(f) => {
-                    let at = json.scanned + f.at;
-                    self.pos = at;
-                    match f.limit {
-                        Some(l) => {
-                            let core = &mut call.core;
-                            self.asm
-                                .limit_error(inp.w, inp.base, core, l, f.message, at);
-                        }
-                        None => self.error(inp, &mut call, f.kind, f.message, at),
-                    }
-                }
-            }
-            return (State::Skip { call }, Flow::Again);
+            return match json.scan(&mut self.asm, inp, &mut call.core, &mut self.pos) {
+                BodyScan::Ended => (State::Json { call, json }, Flow::Again),
+                BodyScan::More => (State::Json { call, json }, Flow::Stop),
+                BodyScan::Failed => (State::Skip { call }, Flow::Again),
+            };
         };
         // The object is whole: `<|close|>json<|sep|>` must follow, after blanks.
         let Some(at) = non_blank(inp, end) else {
@@ -911,28 +869,12 @@ impl KimiK3 {
             }
         };
         self.pos = close;
-        let text = &inp.w[json.from - inp.base..end - inp.base];
-        match hermes::read_arguments(text) {
-            Ok((map, dropped)) => {
-                let (w, base, at) = (inp.w, inp.base, json.from);
-                match self
-                    .asm
-                    .json_arguments(w, base, &mut call.core, map, dropped, at)
-                {
-                    Some(map) => {
-                        call.json = Some(map);
-                        (State::Call { call }, Flow::Again)
-                    }
-                    None => (State::Skip { call }, Flow::Again),
-                }
+        match json.read(&mut self.asm, inp, &mut call.core) {
+            Some(map) => {
+                call.json = Some(map);
+                (State::Call { call }, Flow::Again)
             }
-            Err((offset, kind, msg, cause)) => {
-                self.error(inp, &mut call, kind, msg, (json.from + offset).min(end));
-                if let (Some(e), Some(cause)) = (call.core.error.as_mut(), cause) {
-                    e.cause = Some(crate::error::Cause::new(cause));
-                }
-                (State::Skip { call }, Flow::Again)
-            }
+            None => (State::Skip { call }, Flow::Again),
         }
     }
 

@@ -674,3 +674,112 @@ mod tests {
         assert_eq!(v.into_parts(), ("a".to_owned(), "x\n".to_owned()));
     }
 }
+
+/// A call's arguments written as one JSON object inside a dialect's markup (Kimi-K3's `json`
+/// block, a DSML invoke's body: docs/FORMAT.md §9.6 rule 9, §9.5 rule 5). Its end is where the
+/// object ends, found by the scanner of the JSON dialects (markup inside a JSON string ends
+/// nothing; their depth and element limits) within the call's byte limit; then it is read as
+/// Hermes's `arguments` are. The grammar says what may stand around it.
+#[derive(Debug)]
+pub(crate) struct JsonBody {
+    /// Absolute offset of the object's `{` (before it is found, of where it is looked for).
+    pub(crate) from: usize,
+    /// Scanned up to here.
+    pub(crate) scanned: usize,
+    scanner: crate::json_scan::JsonScanner,
+    /// Where the object ends, once it has.
+    pub(crate) end: Option<usize>,
+}
+
+/// How far [`JsonBody::scan`] got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BodyScan {
+    /// The object ended (at [`JsonBody::end`]).
+    Ended,
+    /// The window ended inside it.
+    More,
+    /// The call failed (too long, a limit, not JSON): its error is recorded.
+    Failed,
+}
+
+impl JsonBody {
+    /// A body whose object starts at (or is looked for from) absolute offset `from`.
+    pub(crate) fn at(from: usize) -> Self {
+        JsonBody {
+            from,
+            scanned: from,
+            scanner: crate::json_scan::JsonScanner::default(),
+            end: None,
+        }
+    }
+
+    /// Scans on from where it stopped, setting `pos` to where the grammar reads on; a failure
+    /// is the call's error, recorded in `core`.
+    pub(crate) fn scan(
+        &mut self,
+        asm: &mut Assembler,
+        inp: Input<'_>,
+        core: &mut CallCore,
+        pos: &mut usize,
+    ) -> BodyScan {
+        use crate::json_scan::JsonScan;
+        let limits = &asm.opts.limits;
+        let (max_depth, max_values) = (limits.max_depth, limits.max_elements);
+        let limit =
+            (core.start.saturating_add(limits.max_call_bytes)).clamp(self.scanned, inp.end());
+        let window = &inp.w.as_bytes()[self.scanned - inp.base..limit - inp.base];
+        match self.scanner.scan(window, max_depth, max_values) {
+            JsonScan::End(n) => {
+                self.scanned += n;
+                self.end = Some(self.scanned);
+                *pos = self.scanned;
+                BodyScan::Ended
+            }
+            JsonScan::More if limit < inp.end() => {
+                *pos = limit;
+                asm.fail_too_long(inp.w, inp.base, core);
+                BodyScan::Failed
+            }
+            JsonScan::More => {
+                self.scanned = limit;
+                *pos = limit;
+                BodyScan::More
+            }
+            JsonScan::Failed(f) => {
+                let at = self.scanned + f.at;
+                *pos = at;
+                match f.limit {
+                    Some(l) => asm.limit_error(inp.w, inp.base, core, l, f.message, at),
+                    None => asm.error(inp.w, inp.base, core, f.kind, f.message, at),
+                }
+                BodyScan::Failed
+            }
+        }
+    }
+
+    /// The ended object read as the call's arguments (Hermes's reading: JSON types, a name given
+    /// twice keeps its first value, the argument-size limit); `None` when it is not such an
+    /// object, the call's error recorded in `core`.
+    pub(crate) fn read(
+        &self,
+        asm: &mut Assembler,
+        inp: Input<'_>,
+        core: &mut CallCore,
+    ) -> Option<arg_types::Map> {
+        let end = self.end?;
+        let text = &inp.w[self.from - inp.base..end - inp.base];
+        match crate::dialect::hermes::read_arguments(text) {
+            Ok((map, dropped)) => {
+                asm.json_arguments(inp.w, inp.base, core, map, dropped, self.from)
+            }
+            Err((offset, kind, msg, cause)) => {
+                let at = (self.from + offset).min(end);
+                asm.error(inp.w, inp.base, core, kind, msg, at);
+                if let (Some(e), Some(cause)) = (core.error.as_mut(), cause) {
+                    e.cause = Some(crate::error::Cause::new(cause));
+                }
+                None
+            }
+        }
+    }
+}
