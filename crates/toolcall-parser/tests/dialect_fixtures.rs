@@ -923,3 +923,12 @@ fn llamacpp2_fixtures() {
         ("llamacpp2-seed-oss.jsonl", Dialect::SeedOss, 4),
     ]);
 }
+
+/// ms-swift's agent-template tests that parse a written response, each dialect's file.
+#[test]
+fn swift_fixtures() {
+    run_files(&[
+        ("swift-deepseek-dsml.jsonl", Dialect::DeepseekDsml, 1),
+        ("swift-kimi-k3.jsonl", Dialect::KimiK3, 1),
+    ]);
+}
