@@ -1043,10 +1043,18 @@ fn percent_decode(s: &str) -> Option<String> {
 /// assert_eq!(alternatives(&json!({"type": "string"})), None);
 /// ```
 pub fn alternatives(s: &Json) -> Option<&[Json]> {
-    keyword(s, "anyOf")
-        .or_else(|| keyword(s, "oneOf"))
-        .and_then(Json::as_array)
-        .map(Vec::as_slice)
+    keyed_alternatives(s).map(|(_, branches)| branches)
+}
+
+/// [`alternatives`] with the keyword that holds them (`"anyOf"` or `"oneOf"`), for a caller
+/// that rewrites the list.
+pub(crate) fn keyed_alternatives(s: &Json) -> Option<(&'static str, &[Json])> {
+    let key = if keyword(s, "anyOf").is_some() {
+        "anyOf"
+    } else {
+        "oneOf"
+    };
+    Some((key, keyword(s, key)?.as_array()?.as_slice()))
 }
 
 /// The schema of item `index` of a (resolved) array schema: `prefixItems` by position, then
@@ -1401,6 +1409,14 @@ mod tests {
             Some(&[][..])
         );
         assert_eq!(alternatives(&json!({"anyOf": 3, "oneOf": [{}]})), None);
+        // The keyword named is the one the list was taken from.
+        let one = json!({"oneOf": [{}], "properties": {}});
+        assert_eq!(keyed_alternatives(&one), Some(("oneOf", &[json!({})][..])));
+        let both = json!({"oneOf": [{}], "anyOf": [true]});
+        assert_eq!(
+            keyed_alternatives(&both),
+            Some(("anyOf", &[json!(true)][..]))
+        );
     }
 
     #[test]

@@ -48,7 +48,8 @@
 //! ```
 
 use crate::json_schema::{
-    PreparedSchema, SchemaDoc, alternatives, enum_values, keyword, member_of, merge_into, types,
+    PreparedSchema, SchemaDoc, alternatives, enum_values, keyed_alternatives, keyword, member_of,
+    merge_into, types,
 };
 use crate::literal::{LiteralError, parse_json, parse_python};
 use crate::number::Decimal;
@@ -241,10 +242,10 @@ where
     let Some(root) = input_schema else {
         return type_each(args, &Json::Null, None, |_| Property::Absent);
     };
-    if alternatives(root).is_some() {
-        return by_alternative(args, root);
+    match keyed_alternatives(root) {
+        Some(alternatives) => by_alternative(args, root, alternatives),
+        None => typed_by_names(args, root),
     }
-    typed_by_names(args, root)
 }
 
 /// [`type_raw_arguments`] with a schema, each argument by the schema its name finds (its own
@@ -286,8 +287,8 @@ impl PreparedSchema {
         N: AsRef<str> + Into<String>,
         T: AsRef<str> + Into<String>,
     {
-        if alternatives(self.root()).is_some() {
-            return by_alternative(args, self.root());
+        if let Some(alternatives) = keyed_alternatives(self.root()) {
+            return by_alternative(args, self.root(), alternatives);
         }
         type_each(args, self.root(), self.additional_properties(), |name| {
             self.raw_property(name)
@@ -306,8 +307,8 @@ impl PreparedSchema {
     /// assert_eq!(p.type_raw_argument("x", "7"), p.type_raw_arguments([("x", "7")]).arguments["x"]);
     /// ```
     pub fn type_raw_argument<T: AsRef<str> + Into<String>>(&self, name: &str, text: T) -> Value {
-        if self.has_alternatives() {
-            let mut alone = by_alternative([(name, text)], self.root()).arguments;
+        if let Some(alternatives) = keyed_alternatives(self.root()) {
+            let mut alone = by_alternative([(name, text)], self.root(), alternatives).arguments;
             return alone.swap_remove(name).unwrap_or(Value::Null);
         }
         let found = self.raw_property(name);
@@ -340,7 +341,11 @@ const MAX_ALTERNATIVES_TRIED: usize = 16;
 /// whichever comes first; when none fits them all, the first reading stands. (The same values
 /// as [`PreparedSchema::type_raw_arguments`] reads, through the document: only schemas with
 /// root alternatives come here.)
-fn by_alternative<N, T>(args: impl IntoIterator<Item = (N, T)>, root: &Json) -> TypedArguments
+fn by_alternative<N, T>(
+    args: impl IntoIterator<Item = (N, T)>,
+    root: &Json,
+    (key, branches): (&str, &[Json]),
+) -> TypedArguments
 where
     N: AsRef<str> + Into<String>,
     T: AsRef<str> + Into<String>,
@@ -349,12 +354,6 @@ where
     let borrowed = || args.iter().map(|(n, t)| (n.as_ref(), t.as_ref()));
     let fits = |typed: &TypedArguments| typed.mismatches.is_empty();
     let first = typed_by_names(borrowed(), root);
-    let Some((key, branches)) = ["anyOf", "oneOf"]
-        .into_iter()
-        .find_map(|k| Some((k, keyword(root, k)?.as_array()?)))
-    else {
-        return first;
-    };
     if fits(&first) || branches.len() < 2 {
         return first;
     }
@@ -812,6 +811,7 @@ fn null(text: &str) -> Result<Value, &'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     /// A discriminated union at the root: the branch every argument fits types them all, in
     /// either branch order and argument order; one argument alone is typed the same way; with
@@ -858,7 +858,6 @@ mod tests {
             }
         }
     }
-    use serde_json::json;
 
     thread_local! {
         /// How many times a text was read as a literal.
