@@ -871,16 +871,33 @@ impl Assembler {
         property.is_none_or(|p| arg_types::json_schema::accepts(&p, ty))
     }
 
-    /// Pushes the text decoded since the last delta, if any, as an event of argument `name`.
+    /// Pushes the text decoded since the last delta, if any, as an event of argument `name`:
+    /// written over the slot a handed-back delta left (`feed_reusing`) when there is one, which
+    /// is the streamed value's every feed, so that much is inlined where the grammar calls it.
+    #[inline(always)]
     pub(crate) fn push_delta(
         &mut self,
         core: &mut CallCore,
         name: &str,
         out: &mut Vec<StreamEvent>,
     ) {
-        if core.delta.is_empty() {
+        if core.delta.is_empty()
+            || crate::recycle::fill_delta_slot(
+                out,
+                core.index,
+                core.delta_argument.as_ref(),
+                name,
+                &mut core.delta,
+            )
+        {
             return;
         }
+        self.push_delta_event(core, name, out);
+    }
+
+    /// [`push_delta`](Self::push_delta) without a slot: a new event.
+    #[inline(never)]
+    fn push_delta_event(&mut self, core: &mut CallCore, name: &str, out: &mut Vec<StreamEvent>) {
         let (argument, text) = match (&core.delta_argument, self.recycled.is_empty()) {
             (Some(a), false) => {
                 let text = self.recycled.swap_out(&mut core.delta).unwrap_or_default();

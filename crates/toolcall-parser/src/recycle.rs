@@ -90,6 +90,82 @@ impl Recycled {
     }
 }
 
+/// The `index` a handed-back [`StreamEvent::ArgumentDelta`] carries while it waits to be written
+/// over in place ([`open_delta_slot`]): no call has this index (the limits stop a response long
+/// before), so the mark cannot be taken for a real event.
+const DELTA_SLOT: usize = usize::MAX;
+
+/// When the events handed back are one argument delta, as while a value streams, the event
+/// stays where it is, marked as a slot, for this chunk's delta to be written over in place
+/// ([`fill_delta_slot`]): no event is taken apart or made, and its string and the argument's
+/// name are reused as they are. Otherwise every event is taken apart into `recycled`. Returns
+/// whether a slot was opened; [`close_delta_slot`] removes one left unfilled.
+#[inline(always)]
+pub(crate) fn open_delta_slot(events: &mut [StreamEvent]) -> bool {
+    match events {
+        [StreamEvent::ArgumentDelta { index, text, .. }]
+            if text.capacity() <= MAX_KEPT_CAPACITY =>
+        {
+            *index = DELTA_SLOT;
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Writes the delta `text` of argument `name` (shared as `shared` when the call keeps it so) of
+/// call `index` over the slot `out` holds, if it holds one and nothing since (the event stays
+/// first, so the order of events is kept). The event takes the text's buffer and `text` the
+/// slot's, cleared, to grow into. `false` when there is no slot to fill: the caller pushes the
+/// event as it would without.
+#[inline(always)]
+pub(crate) fn fill_delta_slot(
+    out: &mut [StreamEvent],
+    index: usize,
+    shared: Option<&Arc<str>>,
+    name: &str,
+    text: &mut String,
+) -> bool {
+    let [
+        StreamEvent::ArgumentDelta {
+            index: slot,
+            argument,
+            text: kept,
+        },
+    ] = out
+    else {
+        return false;
+    };
+    if *slot != DELTA_SLOT {
+        return false;
+    }
+    *slot = index;
+    match shared {
+        Some(a) if Arc::ptr_eq(a, argument) => {}
+        Some(a) => *argument = Arc::clone(a),
+        None if **argument == *name => {}
+        None => *argument = Arc::from(name),
+    }
+    kept.clear();
+    std::mem::swap(kept, text);
+    true
+}
+
+/// Removes the slot [`open_delta_slot`] opened if no delta filled it (it is still first), its
+/// parts kept in `recycled`.
+#[inline(always)]
+pub(crate) fn close_delta_slot<'r>(
+    events: &mut Vec<StreamEvent>,
+    recycled: impl FnOnce() -> &'r mut Recycled,
+) {
+    if let Some(StreamEvent::ArgumentDelta {
+        index: DELTA_SLOT, ..
+    }) = events.first()
+    {
+        recycled().keep(events.remove(0));
+    }
+}
+
 /// Argument names shared by their events (`ArgumentStarted`, the deltas), kept for the next
 /// calls: the same few names come back call after call (`path`, `content`), and sharing a kept
 /// one costs a reference count where making it costs an allocation. At most [`NAMES_KEPT`] are
@@ -189,5 +265,98 @@ mod tests {
         let mut buf = String::from("delta");
         assert_eq!(r.swap_out(&mut buf).as_deref(), Some("delta"));
         assert_eq!(buf, "");
+    }
+}
+
+#[cfg(test)]
+mod slot_tests {
+    use crate::{StreamEvent, StreamParser};
+
+    const OPEN: &str = "<tool><tool_name>w</tool_name><arguments><content>";
+
+    fn deltas(events: &[StreamEvent]) -> Vec<(usize, &str, &str)> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                StreamEvent::ArgumentDelta {
+                    index,
+                    argument,
+                    text,
+                } => Some((*index, &**argument, text.as_str())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Whatever a caller did to the delta it hands back (its text taken, grown past what is
+    /// kept, renamed, renumbered), the next chunk's events are the ones `feed` gives, and the
+    /// slot's mark never reaches the caller.
+    #[test]
+    fn a_handed_back_delta_tampered_with_gives_the_same_events() {
+        type Tamper = fn(&mut StreamEvent);
+        let tampers: [Tamper; 4] = [
+            |e| {
+                if let StreamEvent::ArgumentDelta { text, .. } = e {
+                    std::mem::take(text);
+                }
+            },
+            |e| {
+                if let StreamEvent::ArgumentDelta { text, .. } = e {
+                    *text = String::with_capacity(super::MAX_KEPT_CAPACITY * 2);
+                }
+            },
+            |e| {
+                if let StreamEvent::ArgumentDelta { argument, .. } = e {
+                    *argument = std::sync::Arc::from("other");
+                }
+            },
+            |e| {
+                if let StreamEvent::ArgumentDelta { index, .. } = e {
+                    *index = usize::MAX;
+                }
+            },
+        ];
+        let pieces = [OPEN, "ab", "cd", "ef</content></arguments></tool>", "after"];
+        for tamper in tampers {
+            let mut fed = StreamParser::new();
+            let mut reusing = StreamParser::new();
+            let mut events = Vec::new();
+            for piece in pieces {
+                events.iter_mut().for_each(tamper);
+                let expected = fed.feed(piece);
+                reusing.feed_reusing(piece, &mut events);
+                assert_eq!(events, expected, "at {piece:?}");
+                assert!(deltas(&events).iter().all(|d| d.0 != super::DELTA_SLOT));
+            }
+        }
+    }
+
+    /// A delta handed back with a chunk that makes no delta of its own (the value ends) is
+    /// taken away; one handed back with a chunk that makes other events before its delta
+    /// (the call ends, the next begins) does not put that delta first.
+    #[test]
+    fn an_unfilled_slot_is_removed_and_order_is_kept() {
+        let close = "</content></arguments></tool>";
+        let mut p = StreamParser::new();
+        let mut events = Vec::new();
+        p.feed_reusing(OPEN, &mut events);
+        p.feed_reusing("ab", &mut events);
+        assert_eq!(deltas(&events), [(0, "content", "ab")]);
+        p.feed_reusing(close, &mut events);
+        assert!(deltas(&events).is_empty());
+        assert!(matches!(
+            events.last(),
+            Some(StreamEvent::CallFinished { .. })
+        ));
+
+        p.feed_reusing(&format!("{OPEN}x"), &mut events);
+        assert_eq!(deltas(&events), [(1, "content", "x")]);
+        p.feed_reusing(&format!("{close}{OPEN}y"), &mut events);
+        let at = |f: fn(&StreamEvent) -> bool| events.iter().position(f);
+        let finished = at(|e| matches!(e, StreamEvent::CallFinished { .. }));
+        let started = at(|e| matches!(e, StreamEvent::CallStarted { .. }));
+        let delta = at(|e| matches!(e, StreamEvent::ArgumentDelta { .. }));
+        assert!(finished < started && started < delta, "{events:?}");
+        assert_eq!(deltas(&events), [(2, "content", "y")]);
     }
 }

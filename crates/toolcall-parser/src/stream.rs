@@ -107,6 +107,13 @@ impl StreamParser {
 
     /// Like [`feed`](StreamParser::feed), appending the events to `out`.
     pub fn feed_into(&mut self, chunk: &str, out: &mut Vec<StreamEvent>) {
+        self.feed_events(chunk, out);
+    }
+
+    /// The feed behind [`feed_into`](StreamParser::feed_into) and
+    /// [`feed_reusing`](StreamParser::feed_reusing), inlined in each (one call less a chunk).
+    #[inline(always)]
+    fn feed_events(&mut self, chunk: &str, out: &mut Vec<StreamEvent>) {
         if self.finished {
             return;
         }
@@ -163,13 +170,19 @@ impl StreamParser {
     /// assert_eq!(content, "abcdef");
     /// ```
     pub fn feed_reusing(&mut self, chunk: &str, events: &mut Vec<StreamEvent>) {
-        if !events.is_empty() {
+        // One handed-back delta (a value streaming) is written over in place; any other events
+        // are taken apart for their strings.
+        let slot = !events.is_empty() && crate::recycle::open_delta_slot(events);
+        if !slot && !events.is_empty() {
             let recycled = &mut self.grammar.assembler().recycled;
             while let Some(event) = events.pop() {
                 recycled.keep(event);
             }
         }
-        self.feed_into(chunk, events);
+        self.feed_events(chunk, events);
+        if slot {
+            crate::recycle::close_delta_slot(events, || &mut self.grammar.assembler().recycled);
+        }
     }
 
     /// Reads the next chunk of raw bytes, which may split a UTF-8 character anywhere: the

@@ -228,7 +228,8 @@ impl ToolXml {
 }
 
 /// Sends the open top-level argument's new text as a delta; text outside one is dropped.
-fn flush_delta_call(
+#[inline(always)]
+pub(super) fn flush_delta_call(
     asm: &mut Assembler,
     w: &str,
     base: usize,
@@ -244,7 +245,9 @@ fn flush_delta_call(
     match stack.as_slice() {
         [_, arguments, argument, ..] if arguments.role == Role::Arguments => {
             let name = &argument.element.name;
-            note_verbatim(w, base, core, verbatim_upto, name, out);
+            if verbatim_upto.is_some() {
+                note_verbatim(w, base, core, verbatim_upto, name, out);
+            }
             asm.push_delta(core, name, out);
         }
         _ => core.delta.clear(),

@@ -363,10 +363,10 @@ impl ToolXml {
             return false;
         };
         let appended = self.plain_tail(w, base, &mut call);
-        self.call = Some(call);
         if appended && self.asm.emit_deltas {
-            self.flush_delta(w, base, out);
+            ending::flush_delta_call(&mut self.asm, w, base, &mut call, out);
         }
+        self.call = Some(call);
         appended
     }
 
