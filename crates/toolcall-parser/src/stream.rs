@@ -122,27 +122,39 @@ impl StreamParser {
             return;
         }
         if self.buf.is_empty() {
-            // Read the chunk in place; keep only what is still needed.
-            let keep = self.grammar.run(chunk, self.base, false, out);
-            self.grammar
-                .assembler()
-                .locator
-                .move_anchor(chunk, self.base, keep);
-            self.buf.push_str(&chunk[keep - self.base..]);
-            self.base = keep;
-        } else {
-            append(&mut self.buf, chunk);
-            let keep = self.grammar.run(&self.buf, self.base, false, out);
-            // Nothing freed, nothing to move: the locator's anchor is never before `base`.
-            if keep > self.base {
-                self.grammar
-                    .assembler()
-                    .locator
-                    .move_anchor(&self.buf, self.base, keep);
-                self.buf.drain(..keep - self.base);
-                self.base = keep;
-            }
+            return self.feed_unbuffered(chunk, out);
         }
+        append(&mut self.buf, chunk);
+        let keep = self.grammar.run(&self.buf, self.base, false, out);
+        // Nothing freed, nothing to move: the locator's anchor is never before `base`.
+        if keep > self.base {
+            self.release(keep);
+        }
+    }
+
+    /// A chunk with nothing buffered: read in place, and only what is still needed kept. Out of
+    /// line, as [`release`](Self::release) is: a small chunk inside a call, the most frequent
+    /// feed, takes neither path, and the feed's own code stays small.
+    #[inline(never)]
+    fn feed_unbuffered(&mut self, chunk: &str, out: &mut Vec<StreamEvent>) {
+        let keep = self.grammar.run(chunk, self.base, false, out);
+        self.grammar
+            .assembler()
+            .locator
+            .move_anchor(chunk, self.base, keep);
+        self.buf.push_str(&chunk[keep - self.base..]);
+        self.base = keep;
+    }
+
+    /// Drops the buffered input before absolute offset `keep`, no longer needed.
+    #[inline(never)]
+    fn release(&mut self, keep: usize) {
+        self.grammar
+            .assembler()
+            .locator
+            .move_anchor(&self.buf, self.base, keep);
+        self.buf.drain(..keep - self.base);
+        self.base = keep;
     }
 
     /// Like [`feed_into`](StreamParser::feed_into), but `events` first gives back the events of
@@ -174,14 +186,20 @@ impl StreamParser {
         // are taken apart for their strings.
         let slot = !events.is_empty() && crate::recycle::open_delta_slot(events);
         if !slot && !events.is_empty() {
-            let recycled = &mut self.grammar.assembler().recycled;
-            while let Some(event) = events.pop() {
-                recycled.keep(event);
-            }
+            self.take_back(events);
         }
         self.feed_events(chunk, events);
         if slot {
             crate::recycle::close_delta_slot(events, || &mut self.grammar.assembler().recycled);
+        }
+    }
+
+    /// The strings (and argument name) of the events handed back, kept for this chunk's.
+    #[inline(never)]
+    fn take_back(&mut self, events: &mut Vec<StreamEvent>) {
+        let recycled = &mut self.grammar.assembler().recycled;
+        while let Some(event) = events.pop() {
+            recycled.keep(event);
         }
     }
 
@@ -292,16 +310,23 @@ impl StreamParser {
     }
 
     /// The part of `chunk` within the input-size limit.
+    #[inline(always)]
     fn within_input_limit<'c>(&mut self, chunk: &'c str) -> &'c str {
+        if !self.truncated && chunk.len() <= self.max_input.saturating_sub(self.fed) {
+            self.fed += chunk.len();
+            return chunk;
+        }
+        self.cut_to_input_limit(chunk)
+    }
+
+    /// [`within_input_limit`](Self::within_input_limit) where the chunk does not fit whole.
+    #[inline(never)]
+    fn cut_to_input_limit<'c>(&mut self, chunk: &'c str) -> &'c str {
         if self.truncated {
             // A character did not fit: nothing after it is read, even if it would fit.
             return &chunk[..0];
         }
         let room = self.max_input.saturating_sub(self.fed);
-        if chunk.len() <= room {
-            self.fed += chunk.len();
-            return chunk;
-        }
         let mut take = room;
         while !chunk.is_char_boundary(take) {
             take -= 1;

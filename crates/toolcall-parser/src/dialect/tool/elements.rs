@@ -152,13 +152,29 @@ impl ToolXml {
     /// its lexing: the chunking properties and the `stream_chunking` fuzz target hold the two to
     /// the same result. Not at the end of the input, and not where a limit could be reached.
     #[inline]
-    pub(super) fn plain_tail(&mut self, w: &str, base: usize, call: &mut CallState) -> bool {
+    pub(super) fn plain_tail(
+        &mut self,
+        w: &str,
+        base: usize,
+        call: &mut CallState,
+        out: &mut Vec<StreamEvent>,
+    ) -> bool {
         let rel = self.pos - base;
         let rest = &w[rel..];
+        let CallState {
+            core,
+            stack,
+            verbatim_upto,
+            ..
+        } = call;
+        // Only directly inside a top-level argument (`<tool><arguments><arg>`).
+        let [_, arguments, top] = stack.as_mut_slice() else {
+            return false;
+        };
         if rest.is_empty()
-            || !call.at_top_level_argument()
-            || self.asm.call_too_long(&call.core, base + w.len())
-            || call.core.argument_bytes.saturating_add(rest.len())
+            || arguments.role != Role::Arguments
+            || self.asm.call_too_long(core, base + w.len())
+            || core.argument_bytes.saturating_add(rest.len())
                 > self.asm.opts.limits.max_argument_bytes
         {
             return false;
@@ -198,20 +214,8 @@ impl ToolXml {
         }
         let lead = decoded.map_or(0, char::len_utf8);
         crate::work::add(w.len() - rel);
-        let counted =
-            self.asm
-                .count_argument_bytes(w, base, &mut call.core, lead + rest.len(), self.pos);
-        debug_assert!(
-            counted,
-            "checked above: the argument stays within its limit"
-        );
-        if self.asm.emit_deltas {
-            if let Some(c) = decoded {
-                call.core.delta.push(c);
-            }
-            append(&mut call.core.delta, rest);
-        }
-        let top = call.top();
+        // Within the limit: checked above (the decoded text is never longer than its source).
+        core.argument_bytes += lead + rest.len();
         if in_cdata {
             top.push_cdata(rest);
         } else {
@@ -229,6 +233,18 @@ impl ToolXml {
             top.refs |= decoded.is_some();
         }
         self.pos = base + w.len();
+        // The delta, sent at once (what `flush_delta` does, the argument in hand).
+        if self.asm.emit_deltas {
+            if let Some(c) = decoded {
+                core.delta.push(c);
+            }
+            append(&mut core.delta, rest);
+            let name = &top.element.name;
+            if verbatim_upto.is_some() {
+                super::ending::note_verbatim(w, base, core, verbatim_upto, name, out);
+            }
+            self.asm.push_delta(core, name, out);
+        }
         true
     }
 

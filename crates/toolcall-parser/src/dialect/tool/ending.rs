@@ -229,7 +229,7 @@ impl ToolXml {
 
 /// Sends the open top-level argument's new text as a delta; text outside one is dropped.
 #[inline(always)]
-pub(super) fn flush_delta_call(
+fn flush_delta_call(
     asm: &mut Assembler,
     w: &str,
     base: usize,
@@ -258,7 +258,7 @@ pub(super) fn flush_delta_call(
 /// written (up to `verbatim_upto`), checks that this one continues it, and reports
 /// `ArgumentDecoded` when it does not. The call's text from its `<tool>` on is in the window
 /// while the call is open.
-fn note_verbatim(
+pub(super) fn note_verbatim(
     w: &str,
     base: usize,
     core: &mut CallCore,

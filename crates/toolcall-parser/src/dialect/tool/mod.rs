@@ -362,10 +362,7 @@ impl ToolXml {
         let Some(mut call) = self.call.take() else {
             return false;
         };
-        let appended = self.plain_tail(w, base, &mut call);
-        if appended && self.asm.emit_deltas {
-            ending::flush_delta_call(&mut self.asm, w, base, &mut call, out);
-        }
+        let appended = self.plain_tail(w, base, &mut call, out);
         self.call = Some(call);
         appended
     }
