@@ -184,8 +184,8 @@ fn rows() -> Vec<Row> {
             ),
             row(
                 format!(
-                    "floor: a feed_reusing returning one delta event per byte of {form}, its \
-                     string reused, ÷ the no-op feed"
+                    "floor: a feed_reusing returning one delta event per byte of {form}, written \
+                     over in place, ÷ the no-op feed"
                 ),
                 reused_floor,
                 noop,

@@ -276,8 +276,18 @@ fn all_parsers() -> Vec<Box<dyn Parser>> {
         Box::new(parsers::DynamoV2),
         Box::new(parsers::DynamoV1),
         Box::new(parsers::Smg),
-        Box::new(parsers::Floor { reuse: false }),
-        Box::new(parsers::Floor { reuse: true }),
+        Box::new(parsers::Floor {
+            kind: parsers::FloorKind::Owned,
+        }),
+        Box::new(parsers::Floor {
+            kind: parsers::FloorKind::Reused,
+        }),
+        Box::new(parsers::Floor {
+            kind: parsers::FloorKind::InPlace,
+        }),
+        Box::new(parsers::Floor {
+            kind: parsers::FloorKind::ScanCopy,
+        }),
     ]
 }
 

@@ -473,20 +473,35 @@ impl Parser for Smg {
 /// Not a parser: the least any parser with toolcall's streaming API does per chunk with
 /// argument deltas on, one `ArgumentDelta` event holding the chunk (its `String`, the
 /// argument's shared name) in the caller's `Vec`. No parsing, so its output is empty; it bounds
-/// what toolcall can reach in small chunks. `reuse: false`, through `feed_into`: the event is
-/// taken by value and dropped, a new `String` per chunk. `reuse: true`, through
-/// `feed_reusing`: the event is read in place and handed back with the next chunk, whose event
-/// reuses its `String` and its name.
+/// what toolcall can reach in small chunks.
 pub struct Floor {
-    pub reuse: bool,
+    pub kind: FloorKind,
+}
+
+/// How far a [`Floor`] goes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum FloorKind {
+    /// Through `feed_into`: the event is taken by value and dropped, a new `String` per chunk.
+    Owned,
+    /// Through `feed_reusing` as first written: the event is read in place, handed back with
+    /// the next chunk, taken apart, and a new event made of its `String` and name.
+    Reused,
+    /// Through `feed_reusing` as it is now: the handed-back event is written over in place
+    /// (its text replaced), nothing taken apart or made.
+    InPlace,
+    /// `InPlace`, plus what no parser can leave out: every `<` of the chunk found and looked
+    /// at (the byte after it: a close tag may begin there), and the chunk appended to the
+    /// value the finished call returns.
+    ScanCopy,
 }
 
 impl Parser for Floor {
     fn name(&self) -> &'static str {
-        if self.reuse {
-            "floor: one delta event per chunk, reused"
-        } else {
-            "floor: one delta event per chunk"
+        match self.kind {
+            FloorKind::Owned => "floor: one delta event per chunk",
+            FloorKind::Reused => "floor: one delta event per chunk, reused",
+            FloorKind::InPlace => "floor: one delta event per chunk, written in place",
+            FloorKind::ScanCopy => "floor: scan, copy, one delta event written in place",
         }
     }
 
@@ -500,44 +515,123 @@ impl Parser for Floor {
         let argument: Arc<str> = Arc::from("content");
         let mut events: Vec<StreamEvent> = Vec::new();
         let mut bytes = 0;
-        if self.reuse {
-            let mut kept: Option<(Arc<str>, String)> = None;
-            for c in chunks {
-                // Handed back: the last chunk's event gives its name and string.
-                if let Some(StreamEvent::ArgumentDelta { argument, text, .. }) = events.pop() {
-                    kept = Some((argument, text));
-                }
-                let (name, mut text) = kept
-                    .take()
-                    .unwrap_or_else(|| (Arc::clone(&argument), String::new()));
-                text.clear();
-                text.push_str(c);
-                events.push(StreamEvent::ArgumentDelta {
-                    index: 0,
-                    argument: name,
-                    text,
-                });
-                for e in &events {
-                    if let StreamEvent::ArgumentDelta { text, .. } = e {
-                        bytes += std::hint::black_box(text).len();
+        let mut value = String::new();
+        let mut close_candidates = 0usize;
+        match self.kind {
+            FloorKind::Reused => {
+                let mut kept: Option<(Arc<str>, String)> = None;
+                for c in chunks {
+                    // Handed back: the last chunk's event gives its name and string.
+                    if let Some(StreamEvent::ArgumentDelta { argument, text, .. }) = events.pop() {
+                        kept = Some((argument, text));
+                    }
+                    let (name, mut text) = kept
+                        .take()
+                        .unwrap_or_else(|| (Arc::clone(&argument), String::new()));
+                    text.clear();
+                    text.push_str(c);
+                    events.push(StreamEvent::ArgumentDelta {
+                        index: 0,
+                        argument: name,
+                        text,
+                    });
+                    for e in &events {
+                        if let StreamEvent::ArgumentDelta { text, .. } = e {
+                            bytes += std::hint::black_box(text).len();
+                        }
                     }
                 }
             }
-        } else {
-            for c in chunks {
-                events.push(StreamEvent::ArgumentDelta {
-                    index: 0,
+            FloorKind::InPlace | FloorKind::ScanCopy => {
+                let mut feeder = InPlaceFeeder {
+                    scan: self.kind == FloorKind::ScanCopy,
                     argument: Arc::clone(&argument),
-                    text: (*c).to_owned(),
-                });
-                for e in events.drain(..) {
-                    if let StreamEvent::ArgumentDelta { text, .. } = e {
-                        bytes += std::hint::black_box(text).len();
+                    value: String::new(),
+                    close_candidates: 0,
+                };
+                for c in chunks {
+                    feeder.feed(c, &mut events);
+                    for e in &events {
+                        if let StreamEvent::ArgumentDelta { text, .. } = e {
+                            bytes += std::hint::black_box(text).len();
+                        }
+                    }
+                }
+                value = feeder.value;
+                close_candidates = feeder.close_candidates;
+            }
+            FloorKind::Owned => {
+                for c in chunks {
+                    events.push(StreamEvent::ArgumentDelta {
+                        index: 0,
+                        argument: Arc::clone(&argument),
+                        text: (*c).to_owned(),
+                    });
+                    for e in events.drain(..) {
+                        if let StreamEvent::ArgumentDelta { text, .. } = e {
+                            bytes += std::hint::black_box(text).len();
+                        }
                     }
                 }
             }
         }
-        std::hint::black_box(bytes);
+        std::hint::black_box((bytes, value, close_candidates));
         Ok(Output::Json(Vec::new()))
+    }
+}
+
+/// The per-chunk work of the in-place floors, behind a call as a parser's feed is (a parser's
+/// `feed` is a function called per chunk, not a loop inlined into its caller).
+struct InPlaceFeeder {
+    scan: bool,
+    argument: std::sync::Arc<str>,
+    value: String,
+    close_candidates: usize,
+}
+
+impl InPlaceFeeder {
+    #[inline(never)]
+    fn feed(&mut self, c: &str, events: &mut Vec<toolcall_parser::StreamEvent>) {
+        use toolcall_parser::StreamEvent;
+        if self.scan {
+            let b = c.as_bytes();
+            if b.len() <= 16 {
+                // A token: eight bytes at a time (a word's `<` bytes found at once), the rest a
+                // byte at a time; both cost less than a vector search's set-up.
+                let (words, tail) = b.as_chunks::<8>();
+                for (k, word) in words.iter().enumerate() {
+                    let x = u64::from_le_bytes(*word) ^ u64::from_ne_bytes([b'<'; 8]);
+                    let mut lts =
+                        x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080;
+                    while lts != 0 {
+                        let at = 8 * k + lts.trailing_zeros() as usize / 8;
+                        self.close_candidates += usize::from(b.get(at + 1) == Some(&b'/'));
+                        lts &= lts - 1;
+                    }
+                }
+                let from = b.len() - tail.len();
+                for (at, &x) in tail.iter().enumerate() {
+                    if x == b'<' {
+                        self.close_candidates += usize::from(b.get(from + at + 1) == Some(&b'/'));
+                    }
+                }
+            } else {
+                for at in memchr::memchr_iter(b'<', b) {
+                    self.close_candidates += usize::from(b.get(at + 1) == Some(&b'/'));
+                }
+            }
+            self.value.push_str(c);
+        }
+        match events.first_mut() {
+            Some(StreamEvent::ArgumentDelta { text, .. }) => {
+                text.clear();
+                text.push_str(c);
+            }
+            _ => events.push(StreamEvent::ArgumentDelta {
+                index: 0,
+                argument: std::sync::Arc::clone(&self.argument),
+                text: c.to_owned(),
+            }),
+        }
     }
 }

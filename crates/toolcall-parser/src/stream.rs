@@ -159,12 +159,13 @@ impl StreamParser {
 
     /// Like [`feed_into`](StreamParser::feed_into), but `events` first gives back the events of
     /// the last chunk: they are dropped, and their text buffers (and the shared name of the
-    /// argument their deltas belong to) become this chunk's events. A server that reads each
-    /// chunk's events by reference and feeds the next chunk with the same `Vec` allocates no
-    /// string per chunk once streaming runs (docs/PERFORMANCE.md measures the saving: 40% of the
-    /// instructions of 1-byte chunks of a `<tool>` value, 15–17% of 4- and 16-byte chunks of
-    /// the raw-text dialects). What is kept between chunks is bounded (4 strings of at most
-    /// 4 KiB), and the events are exactly those [`feed`](StreamParser::feed) returns.
+    /// argument their deltas belong to) become this chunk's events. When what comes back is one
+    /// argument delta, as while a value streams, this chunk's delta is written over it in place.
+    /// A server that reads each chunk's events by reference and feeds the next chunk with the
+    /// same `Vec` allocates no string per chunk once streaming runs (docs/PERFORMANCE.md
+    /// measures the saving). What is kept between chunks is bounded (4 strings of at most
+    /// 4 KiB), and the events are exactly those [`feed`](StreamParser::feed) returns, whatever
+    /// the caller did to the events it hands back.
     ///
     /// ```
     /// use toolcall_parser::{StreamEvent, StreamParser};

@@ -535,6 +535,8 @@ impl Bench {
                     ]
                 };
                 let mut whole = None;
+                // The no-op feed's time, once measured (with the 1-byte `feed` row).
+                let mut noop_floor: Option<Timing> = None;
                 for &(chunk, api) in sizes_and_apis {
                     let call = stream_with(&xml, chunk, api);
                     assert_eq!(call.arguments["content"].as_str(), Some(content.as_str()));
@@ -554,6 +556,20 @@ impl Bench {
                         report::ratio(ratio),
                         report::ratio(t.secs() / one_shot.secs()),
                     ]);
+                    if let (1, Api::Reusing, Some(noop)) = (chunk, api, noop_floor) {
+                        // The same per-feed target through `feed_reusing`, the API a server
+                        // streams with (its events handed back, no string made per chunk).
+                        self.target(
+                            format!(
+                                "1-byte chunks (feed_reusing) ÷ the no-op-feed floor, {} {}",
+                                form.name(),
+                                report::size(size)
+                            ),
+                            t.secs() / noop.secs(),
+                            5.0,
+                            false,
+                        );
+                    }
                     if chunk == 1 && api == Api::Feed {
                         per_byte.push((form, size, t.secs() / xml.len() as f64));
                         // The floor under any parser fed 1-byte chunks: cutting the input
@@ -566,6 +582,7 @@ impl Bench {
                             n
                         });
                         let noop = self.time(|| noop_stream(black_box(&xml)));
+                        noop_floor = Some(noop);
                         // What the API itself asks of a parser fed a byte of an argument: the
                         // byte back at once as an `ArgumentDelta` in the `Vec` `feed` returns,
                         // which the caller then drops (no parsing at all).
@@ -1323,21 +1340,25 @@ impl DeltaFeeder {
     }
 
     /// [`feed`](Self::feed) as `StreamParser::feed_reusing` answers: `events`, read in place by
-    /// the caller, is handed back, and its event's string and name become the new event's.
+    /// the caller, is handed back, and its one delta is written over in place (its text
+    /// replaced by the chunk), as the parser does since its delta slot; the first feed makes it.
     #[inline(never)]
     fn feed_reusing(&mut self, chunk: &str, events: &mut Vec<StreamEvent>) {
         self.fed += chunk.len();
-        let (argument, mut text) = match events.pop() {
-            Some(StreamEvent::ArgumentDelta { argument, text, .. }) => (argument, text),
-            _ => (Arc::clone(&self.argument), String::new()),
-        };
-        text.clear();
-        text.push_str(chunk);
-        events.push(StreamEvent::ArgumentDelta {
-            index: 0,
-            argument,
-            text,
-        });
+        match events.as_mut_slice() {
+            [StreamEvent::ArgumentDelta { text, .. }] => {
+                text.clear();
+                text.push_str(chunk);
+            }
+            _ => {
+                events.clear();
+                events.push(StreamEvent::ArgumentDelta {
+                    index: 0,
+                    argument: Arc::clone(&self.argument),
+                    text: chunk.to_owned(),
+                });
+            }
+        }
     }
 }
 

@@ -202,10 +202,15 @@ impl ToolXml {
             _ => (None, rest),
         };
         let bytes = rest.as_bytes();
+        let in_text = |b: u8| !matches!(b, b'<' | b'&' | b'\r');
+        let in_cdata_section = |b: u8| b != b']' && b != b'\r';
         let special = match (in_cdata, bytes.len() <= 16) {
+            // One byte (a byte-at-a-time stream): no loop to set up.
+            (true, _) if let &[b] = bytes => !in_cdata_section(b),
+            (false, _) if let &[b] = bytes => !in_text(b),
             // A token or two: a byte loop costs less than setting up a vector search.
-            (true, true) => bytes.iter().any(|&b| b == b']' || b == b'\r'),
-            (false, true) => bytes.iter().any(|&b| matches!(b, b'<' | b'&' | b'\r')),
+            (true, true) => !bytes.iter().all(|&b| in_cdata_section(b)),
+            (false, true) => !bytes.iter().all(|&b| in_text(b)),
             (true, false) => memchr::memchr2(b']', b'\r', bytes).is_some(),
             (false, false) => memchr::memchr3(b'<', b'&', b'\r', bytes).is_some(),
         };
