@@ -153,13 +153,14 @@ impl ToolXml {
     /// the same result. Not at the end of the input, and not where a limit could be reached.
     #[inline]
     pub(super) fn plain_tail(
-        &mut self,
-        w: &str,
-        base: usize,
+        asm: &mut Assembler,
+        lexer: &Lexer,
+        pos: &mut usize,
+        (w, base): (&str, usize),
         call: &mut CallState,
         out: &mut Vec<StreamEvent>,
     ) -> bool {
-        let rel = self.pos - base;
+        let rel = *pos - base;
         let rest = &w[rel..];
         let CallState {
             core,
@@ -173,13 +174,12 @@ impl ToolXml {
         };
         if rest.is_empty()
             || arguments.role != Role::Arguments
-            || self.asm.call_too_long(core, base + w.len())
-            || core.argument_bytes.saturating_add(rest.len())
-                > self.asm.opts.limits.max_argument_bytes
+            || asm.call_too_long(core, base + w.len())
+            || core.argument_bytes.saturating_add(rest.len()) > asm.opts.limits.max_argument_bytes
         {
             return false;
         }
-        let in_cdata = self.lexer.in_cdata();
+        let in_cdata = lexer.in_cdata();
         // A reference at the window's start: one that the window cuts short (`&am`, a streamed
         // token at a time) waits for its end, as the general path would, and nothing else is
         // to be done; a complete one (`&amp;`, its last byte just arrived) is decoded here, as
@@ -237,9 +237,9 @@ impl ToolXml {
             append(text, rest);
             top.refs |= decoded.is_some();
         }
-        self.pos = base + w.len();
+        *pos = base + w.len();
         // The delta, sent at once (what `flush_delta` does, the argument in hand).
-        if self.asm.emit_deltas {
+        if asm.emit_deltas {
             if let Some(c) = decoded {
                 core.delta.push(c);
             }
@@ -248,7 +248,7 @@ impl ToolXml {
             if verbatim_upto.is_some() {
                 super::ending::note_verbatim(w, base, core, verbatim_upto, name, out);
             }
-            self.asm.push_delta(core, name, out);
+            asm.push_delta(core, name, out);
         }
         true
     }

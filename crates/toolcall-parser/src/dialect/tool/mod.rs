@@ -359,12 +359,17 @@ impl ToolXml {
     /// its delta flushed; `false` (nothing done) when the general path must read it.
     #[inline]
     fn plain_feed(&mut self, w: &str, base: usize, out: &mut Vec<StreamEvent>) -> bool {
-        let Some(mut call) = self.call.take() else {
+        let ToolXml {
+            call,
+            asm,
+            lexer,
+            pos,
+            ..
+        } = self;
+        let Some(call) = call.as_deref_mut() else {
             return false;
         };
-        let appended = self.plain_tail(w, base, &mut call, out);
-        self.call = Some(call);
-        appended
+        Self::plain_tail(asm, lexer, pos, (w, base), call, out)
     }
 
     /// The first absolute offset still needed.
