@@ -254,9 +254,12 @@ impl Assembler {
         out: &mut Vec<StreamEvent>,
     ) {
         if upto > self.prose_start {
-            out.push(StreamEvent::Prose {
-                text: self.recycled.text(&w[self.prose_start - base..upto - base]),
-            });
+            let prose = &w[self.prose_start - base..upto - base];
+            if !crate::recycle::fill_prose_slot(&mut self.recycled, out, prose) {
+                out.push(StreamEvent::Prose {
+                    text: self.recycled.text(prose),
+                });
+            }
             self.prose_start = upto;
         }
     }

@@ -28,6 +28,9 @@ const MAX_KEPT_CAPACITY: usize = 4096;
 pub(crate) struct Recycled {
     texts: Vec<String>,
     argument: Option<Arc<str>>,
+    /// A handed-back `Prose` event, emptied, waits first in the caller's `Vec` for this chunk's
+    /// prose ([`Recycled::open_prose_slot`], [`fill_prose_slot`]).
+    prose_slot: bool,
 }
 
 impl Recycled {
@@ -95,11 +98,21 @@ impl Recycled {
 /// before), so the mark cannot be taken for a real event.
 const DELTA_SLOT: usize = usize::MAX;
 
+/// A slot `feed_reusing` opened: the one event handed back, left where it is for this chunk's
+/// event of its kind to be written over in place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Slot {
+    /// An argument delta, its `index` set to [`DELTA_SLOT`] ([`fill_delta_slot`]).
+    Delta,
+    /// Prose, its text emptied ([`fill_prose_slot`]): the parser never makes an empty `Prose`.
+    Prose,
+}
+
 /// When the events handed back are one argument delta, as while a value streams, the event
 /// stays where it is, marked as a slot, for this chunk's delta to be written over in place
 /// ([`fill_delta_slot`]): no event is taken apart or made, and its string and the argument's
-/// name are reused as they are. Otherwise every event is taken apart into `recycled`. Returns
-/// whether a slot was opened; [`close_delta_slot`] removes one left unfilled.
+/// name are reused as they are. Returns whether a slot was opened; [`close_delta_slot`] removes
+/// one left unfilled. (Prose has its own slot: [`Recycled::open_prose_slot`].)
 #[inline(always)]
 pub(crate) fn open_delta_slot(events: &mut [StreamEvent]) -> bool {
     match events {
@@ -151,6 +164,29 @@ pub(crate) fn fill_delta_slot(
     true
 }
 
+/// Writes `prose` over the prose slot `out` holds, if a slot is open and nothing was pushed
+/// since (so the order of events is kept). `false` when there is none to fill: the caller
+/// pushes the event as it would without.
+#[inline(always)]
+pub(crate) fn fill_prose_slot(
+    recycled: &mut Recycled,
+    out: &mut [StreamEvent],
+    prose: &str,
+) -> bool {
+    if !recycled.prose_slot {
+        return false;
+    }
+    let [StreamEvent::Prose { text }] = out else {
+        return false;
+    };
+    if !text.is_empty() {
+        return false;
+    }
+    recycled.prose_slot = false;
+    crate::stream::append_token(text, prose);
+    true
+}
+
 /// Removes the slot [`open_delta_slot`] opened if no delta filled it (it is still first), its
 /// parts kept in `recycled`.
 #[inline(always)]
@@ -163,6 +199,34 @@ pub(crate) fn close_delta_slot<'r>(
     }) = events.first()
     {
         recycled().keep(events.remove(0));
+    }
+}
+
+impl Recycled {
+    /// The prose slot: when the events handed back are one piece of prose, as while prose
+    /// streams, its text is emptied and it stays first in `events` for this chunk's prose
+    /// ([`fill_prose_slot`]); the parser never makes an empty `Prose`, so an empty one there is
+    /// the slot. Returns whether one was opened.
+    pub(crate) fn open_prose_slot(&mut self, events: &mut [StreamEvent]) -> bool {
+        match events {
+            [StreamEvent::Prose { text }] if text.capacity() <= MAX_KEPT_CAPACITY => {
+                text.clear();
+                self.prose_slot = true;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Ends the prose slot: removed if no prose filled it (it is still first and empty), its
+    /// string kept.
+    pub(crate) fn close_prose_slot(&mut self, events: &mut Vec<StreamEvent>) {
+        self.prose_slot = false;
+        if let Some(StreamEvent::Prose { text }) = events.first()
+            && text.is_empty()
+        {
+            self.keep(events.remove(0));
+        }
     }
 }
 
@@ -358,5 +422,53 @@ mod slot_tests {
         let delta = at(|e| matches!(e, StreamEvent::ArgumentDelta { .. }));
         assert!(finished < started && started < delta, "{events:?}");
         assert_eq!(deltas(&events), [(2, "content", "y")]);
+    }
+
+    /// Prose streaming: a handed-back piece of prose, whatever the caller did to it (text
+    /// taken, grown past what is kept, replaced), is written over by the next chunk's prose, and
+    /// the events are `feed`'s; a chunk that ends the prose and begins a call does not put its
+    /// prose after the call's events.
+    #[test]
+    fn a_handed_back_prose_tampered_with_gives_the_same_events() {
+        type Tamper = fn(&mut StreamEvent);
+        let tampers: [Tamper; 4] = [
+            |_| {},
+            |e| {
+                if let StreamEvent::Prose { text } = e {
+                    std::mem::take(text);
+                }
+            },
+            |e| {
+                if let StreamEvent::Prose { text } = e {
+                    *text = String::with_capacity(super::MAX_KEPT_CAPACITY * 2);
+                }
+            },
+            |e| {
+                if let StreamEvent::Prose { text } = e {
+                    *text = "left by the caller".into();
+                }
+            },
+        ];
+        let pieces = [
+            "Some ",
+            "prose ",
+            "then",
+            &format!(" a call {OPEN}ab"),
+            "</content></arguments></tool>",
+            " and",
+            " more",
+        ];
+        for tamper in tampers {
+            let mut fed = StreamParser::new();
+            let mut reusing = StreamParser::new();
+            let mut events = Vec::new();
+            for piece in pieces {
+                events.iter_mut().for_each(tamper);
+                let expected = fed.feed(piece);
+                reusing.feed_reusing(piece, &mut events);
+                assert_eq!(events, expected, "at {piece:?}");
+            }
+            assert_eq!(reusing.finish(), fed.finish());
+        }
     }
 }

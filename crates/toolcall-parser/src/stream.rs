@@ -183,25 +183,49 @@ impl StreamParser {
     /// assert_eq!(content, "abcdef");
     /// ```
     pub fn feed_reusing(&mut self, chunk: &str, events: &mut Vec<StreamEvent>) {
-        // One handed-back delta (a value streaming) is written over in place; any other events
-        // are taken apart for their strings.
-        let slot = !events.is_empty() && crate::recycle::open_delta_slot(events);
-        if !slot && !events.is_empty() {
-            self.take_back(events);
-        }
+        // One handed-back delta or piece of prose (a value or prose streaming) is written over
+        // in place; any other events are taken apart for their strings.
+        use crate::recycle::Slot;
+        let slot = if events.is_empty() {
+            None
+        } else if crate::recycle::open_delta_slot(events) {
+            Some(Slot::Delta)
+        } else {
+            self.take_back_or_open_prose_slot(events)
+        };
         self.feed_events(chunk, events);
-        if slot {
-            crate::recycle::close_delta_slot(events, || &mut self.grammar.assembler().recycled);
+        match slot {
+            None => {}
+            Some(Slot::Delta) => {
+                crate::recycle::close_delta_slot(events, || &mut self.grammar.assembler().recycled)
+            }
+            Some(Slot::Prose) => self.close_prose_slot(events),
         }
     }
 
-    /// The strings (and argument name) of the events handed back, kept for this chunk's.
+    /// Events handed back that are not one delta: one piece of prose is left as a slot for this
+    /// chunk's prose; otherwise their strings (and argument name) are kept for this chunk's
+    /// events. Out of line: a streamed value hands back a delta.
     #[inline(never)]
-    fn take_back(&mut self, events: &mut Vec<StreamEvent>) {
+    fn take_back_or_open_prose_slot(
+        &mut self,
+        events: &mut Vec<StreamEvent>,
+    ) -> Option<crate::recycle::Slot> {
         let recycled = &mut self.grammar.assembler().recycled;
+        if recycled.open_prose_slot(events) {
+            return Some(crate::recycle::Slot::Prose);
+        }
         while let Some(event) = events.pop() {
             recycled.keep(event);
         }
+        None
+    }
+
+    /// Closes the prose slot of [`feed_reusing`](Self::feed_reusing), removing it if no prose
+    /// filled it.
+    #[inline(never)]
+    fn close_prose_slot(&mut self, events: &mut Vec<StreamEvent>) {
+        self.grammar.assembler().recycled.close_prose_slot(events);
     }
 
     /// Reads the next chunk of raw bytes, which may split a UTF-8 character anywhere: the
