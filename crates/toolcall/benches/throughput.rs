@@ -1506,6 +1506,16 @@ fn profile(case: &str) {
              <arg_key>content</arg_key>\n<arg_value>{line}</arg_value>\n</tool_call>\n"
         )
     });
+    // 1 MiB of prose and one small call at its end, in Qwen3-Coder form: what a server streams
+    // most (the answer's text) through the same feed.
+    let prose = {
+        let line =
+            "The parser reads the answer as it streams, and most of it is prose like this.\n";
+        format!(
+            "{}<tool_call>\n<function=f>\n<parameter=a>\nx\n</parameter>\n</function>\n</tool_call>",
+            line.repeat(MIB / line.len())
+        )
+    };
     let (amp, _) = workload::ampersand_text(MIB);
     let bare = workload::ampersand_call(&amp, true);
     let clean = workload::ampersand_call(&amp, false);
@@ -1551,6 +1561,11 @@ fn profile(case: &str) {
                     Some("stream4") => stream_dialect_with(text, &opts, 4, api).span.len(),
                     _ => toolcall::parser::parse_with(text, &opts).segments.len(),
                 }
+            }
+            "stream16-prose" | "stream4-prose" => {
+                let opts = ParseOptions::new().with_dialect(Dialect::Qwen3Coder);
+                let n = if case == "stream16-prose" { 16 } else { 4 };
+                stream_dialect_with(&prose, &opts, n, api).span.len()
             }
             "stream16-glm" | "stream4-glm" | "stream16-minimax" | "stream4-minimax" => {
                 let (dialect, text) = if case.ends_with("glm") {
