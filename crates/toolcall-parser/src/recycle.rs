@@ -28,9 +28,6 @@ const MAX_KEPT_CAPACITY: usize = 4096;
 pub(crate) struct Recycled {
     texts: Vec<String>,
     argument: Option<Arc<str>>,
-    /// A handed-back `Prose` event, emptied, waits first in the caller's `Vec` for this chunk's
-    /// prose ([`Recycled::open_prose_slot`], [`fill_prose_slot`]).
-    prose_slot: bool,
 }
 
 impl Recycled {
@@ -164,27 +161,18 @@ pub(crate) fn fill_delta_slot(
     true
 }
 
-/// Writes `prose` over the prose slot `out` holds, if a slot is open and nothing was pushed
-/// since (so the order of events is kept). `false` when there is none to fill: the caller
-/// pushes the event as it would without.
+/// Writes `prose` over the prose slot `out` holds (an empty `Prose`, first and alone: nothing
+/// was pushed since, so the order of events is kept). `false` when there is none to fill: the
+/// caller pushes the event as it would without.
 #[inline(always)]
-pub(crate) fn fill_prose_slot(
-    recycled: &mut Recycled,
-    out: &mut [StreamEvent],
-    prose: &str,
-) -> bool {
-    if !recycled.prose_slot {
-        return false;
+pub(crate) fn fill_prose_slot(out: &mut [StreamEvent], prose: &str) -> bool {
+    match out {
+        [StreamEvent::Prose { text }] if text.is_empty() => {
+            crate::stream::append_token(text, prose);
+            true
+        }
+        _ => false,
     }
-    let [StreamEvent::Prose { text }] = out else {
-        return false;
-    };
-    if !text.is_empty() {
-        return false;
-    }
-    recycled.prose_slot = false;
-    crate::stream::append_token(text, prose);
-    true
 }
 
 /// Removes the slot [`open_delta_slot`] opened if no delta filled it (it is still first), its
@@ -211,7 +199,6 @@ impl Recycled {
         match events {
             [StreamEvent::Prose { text }] if text.capacity() <= MAX_KEPT_CAPACITY => {
                 text.clear();
-                self.prose_slot = true;
                 true
             }
             _ => false,
@@ -221,12 +208,23 @@ impl Recycled {
     /// Ends the prose slot: removed if no prose filled it (it is still first and empty), its
     /// string kept.
     pub(crate) fn close_prose_slot(&mut self, events: &mut Vec<StreamEvent>) {
-        self.prose_slot = false;
         if let Some(StreamEvent::Prose { text }) = events.first()
             && text.is_empty()
         {
             self.keep(events.remove(0));
         }
+    }
+}
+
+/// Whether `events` holds what a slot looks like (one delta carrying [`DELTA_SLOT`], one empty
+/// `Prose`). The slots are `feed_reusing`'s: a caller's `Vec` that looks so when handed to
+/// `feed_into` must not be written over, so that feed reads the chunk into a `Vec` of its own.
+#[inline(always)]
+pub(crate) fn looks_like_a_slot(events: &[StreamEvent]) -> bool {
+    match events {
+        [StreamEvent::ArgumentDelta { index, .. }] => *index == DELTA_SLOT,
+        [StreamEvent::Prose { text }] => text.is_empty(),
+        _ => false,
     }
 }
 
@@ -382,17 +380,25 @@ mod slot_tests {
         ];
         let pieces = [OPEN, "ab", "cd", "ef</content></arguments></tool>", "after"];
         for tamper in tampers {
-            let mut fed = StreamParser::new();
-            let mut reusing = StreamParser::new();
-            let mut events = Vec::new();
-            for piece in pieces {
-                events.iter_mut().for_each(tamper);
-                let expected = fed.feed(piece);
-                reusing.feed_reusing(piece, &mut events);
-                assert_eq!(events, expected, "at {piece:?}");
-                assert!(deltas(&events).iter().all(|d| d.0 != super::DELTA_SLOT));
-            }
+            reusing_gives_feeds_events(&pieces, tamper);
         }
+    }
+
+    /// Streams `pieces` through `feed` and, beside it, through `feed_reusing` with each chunk's
+    /// events handed back after `tamper` changed them: the events are `feed`'s chunk by chunk
+    /// and at the end, and the slot's mark never reaches the caller.
+    fn reusing_gives_feeds_events(pieces: &[&str], tamper: fn(&mut StreamEvent)) {
+        let mut fed = StreamParser::new();
+        let mut reusing = StreamParser::new();
+        let mut events = Vec::new();
+        for piece in pieces {
+            events.iter_mut().for_each(tamper);
+            let expected = fed.feed(piece);
+            reusing.feed_reusing(piece, &mut events);
+            assert_eq!(events, expected, "at {piece:?}");
+            assert!(deltas(&events).iter().all(|d| d.0 != super::DELTA_SLOT));
+        }
+        assert_eq!(reusing.finish(), fed.finish());
     }
 
     /// A delta handed back with a chunk that makes no delta of its own (the value ends) is
@@ -459,16 +465,35 @@ mod slot_tests {
             " more",
         ];
         for tamper in tampers {
-            let mut fed = StreamParser::new();
-            let mut reusing = StreamParser::new();
-            let mut events = Vec::new();
-            for piece in pieces {
-                events.iter_mut().for_each(tamper);
-                let expected = fed.feed(piece);
-                reusing.feed_reusing(piece, &mut events);
-                assert_eq!(events, expected, "at {piece:?}");
-            }
-            assert_eq!(reusing.finish(), fed.finish());
+            reusing_gives_feeds_events(&pieces, tamper);
         }
+    }
+
+    /// `feed_into` appends: an event the caller left in its `Vec` is never written over, even
+    /// one that looks like a slot (a delta carrying the slot's mark, an empty `Prose`). Only
+    /// `feed_reusing` opens slots.
+    #[test]
+    fn feed_into_never_writes_over_the_callers_events() {
+        let mut p = StreamParser::new();
+        p.feed(&format!("{OPEN}a"));
+        let mine = StreamEvent::ArgumentDelta {
+            index: super::DELTA_SLOT,
+            argument: std::sync::Arc::from("content"),
+            text: String::new(),
+        };
+        let mut events = vec![mine.clone()];
+        p.feed_into("bc", &mut events);
+        assert_eq!(events[0], mine);
+        assert_eq!(deltas(&events[1..]), [(0, "content", "bc")]);
+
+        let mut p = StreamParser::new();
+        p.feed("Some ");
+        let mine = StreamEvent::Prose {
+            text: String::new(),
+        };
+        let mut events = vec![mine.clone()];
+        p.feed_into("prose ", &mut events);
+        assert_eq!(events[0], mine);
+        assert!(matches!(&events[1..], [StreamEvent::Prose { text }] if !text.is_empty()));
     }
 }

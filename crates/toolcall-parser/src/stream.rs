@@ -107,6 +107,12 @@ impl StreamParser {
 
     /// Like [`feed`](StreamParser::feed), appending the events to `out`.
     pub fn feed_into(&mut self, chunk: &str, out: &mut Vec<StreamEvent>) {
+        if crate::recycle::looks_like_a_slot(out) {
+            // The caller's own event looks like one of `feed_reusing`'s slots: it stays as it is.
+            let mut own = Vec::new();
+            self.feed_events(chunk, &mut own);
+            return out.append(&mut own);
+        }
         self.feed_events(chunk, out);
     }
 
@@ -160,7 +166,8 @@ impl StreamParser {
     /// Like [`feed_into`](StreamParser::feed_into), but `events` first gives back the events of
     /// the last chunk: they are dropped, and their text buffers (and the shared name of the
     /// argument their deltas belong to) become this chunk's events. When what comes back is one
-    /// argument delta, as while a value streams, this chunk's delta is written over it in place.
+    /// argument delta or one piece of prose, as while a value or prose streams, this chunk's
+    /// event of that kind is written over it in place.
     /// A server that reads each chunk's events by reference and feeds the next chunk with the
     /// same `Vec` allocates no string per chunk once streaming runs (docs/PERFORMANCE.md
     /// measures the saving). What is kept between chunks is bounded (4 strings of at most

@@ -64,17 +64,14 @@ impl Position {
             .column
             .saturating_add(u32::try_from(chars).unwrap_or(u32::MAX));
     }
-}
 
-impl Position {
     /// [`advance`](Self::advance) past one word's eight bytes: its line feeds and the lead bytes
     /// after the last of them found as bit masks (`swar`), not byte by byte.
     #[inline]
     fn advance_word(&mut self, w: u64) {
-        const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
         let feeds = crate::swar::find(w, [b'\n']);
         // A continuation byte is `10xxxxxx`: its high bit set and the bit below clear.
-        let continuations = w & !(w << 1) & HIGHS;
+        let continuations = w & !(w << 1) & crate::swar::HIGHS;
         let lane_count = |m: u64| m.count_ones();
         if feeds == 0 {
             self.column = self.column.saturating_add(8 - lane_count(continuations));

@@ -16,7 +16,7 @@ const ONES: u64 = u64::from_le_bytes([1; 8]);
 /// Every lane's low seven bits.
 const LOWS: u64 = u64::from_le_bytes([0x7f; 8]);
 /// Every lane's high bit.
-const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+pub(crate) const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
 
 /// A word's bytes, the first byte in the lowest lane.
 #[inline]

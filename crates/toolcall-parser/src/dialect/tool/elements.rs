@@ -238,17 +238,14 @@ impl ToolXml {
             top.refs |= decoded.is_some();
         }
         *pos = base + w.len();
-        // The delta, sent at once (what `flush_delta` does, the argument in hand).
+        // The delta, sent at once (as `flush_delta` sends it, the argument in hand).
         if asm.emit_deltas {
             if let Some(c) = decoded {
                 core.delta.push(c);
             }
             append(&mut core.delta, rest);
             let name = &top.element.name;
-            if verbatim_upto.is_some() {
-                super::ending::note_verbatim(w, base, core, verbatim_upto, name, out);
-            }
-            asm.push_delta(core, name, out);
+            super::ending::send_delta(asm, (w, base), core, verbatim_upto, name, out);
         }
         true
     }

@@ -244,21 +244,43 @@ fn flush_delta_call(
     } = call;
     match stack.as_slice() {
         [_, arguments, argument, ..] if arguments.role == Role::Arguments => {
-            let name = &argument.element.name;
-            if verbatim_upto.is_some() {
-                note_verbatim(w, base, core, verbatim_upto, name, out);
-            }
-            asm.push_delta(core, name, out);
+            send_delta(
+                asm,
+                (w, base),
+                core,
+                verbatim_upto,
+                &argument.element.name,
+                out,
+            );
         }
         _ => core.delta.clear(),
     }
+}
+
+/// Sends the new text of the open top-level argument `name` as its delta, after checking that
+/// it still continues the argument's content as written ([`note_verbatim`]). For the general
+/// path ([`flush_delta_call`]) and the plain path (`plain_tail`), which has the argument in
+/// hand.
+#[inline(always)]
+pub(super) fn send_delta(
+    asm: &mut Assembler,
+    (w, base): (&str, usize),
+    core: &mut CallCore,
+    verbatim_upto: &mut Option<usize>,
+    name: &str,
+    out: &mut Vec<StreamEvent>,
+) {
+    if verbatim_upto.is_some() {
+        note_verbatim(w, base, core, verbatim_upto, name, out);
+    }
+    asm.push_delta(core, name, out);
 }
 
 /// Before the open top-level argument's next delta: while its deltas so far are its content as
 /// written (up to `verbatim_upto`), checks that this one continues it, and reports
 /// `ArgumentDecoded` when it does not. The call's text from its `<tool>` on is in the window
 /// while the call is open.
-pub(super) fn note_verbatim(
+fn note_verbatim(
     w: &str,
     base: usize,
     core: &mut CallCore,
