@@ -601,8 +601,9 @@ impl InPlaceFeeder {
                 let (words, tail) = b.as_chunks::<8>();
                 for (k, word) in words.iter().enumerate() {
                     let x = u64::from_le_bytes(*word) ^ u64::from_ne_bytes([b'<'; 8]);
-                    let mut lts =
-                        x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080;
+                    // The lanes equal to `<`, exactly (no lane marked above a match).
+                    let low7 = u64::from_ne_bytes([0x7f; 8]);
+                    let mut lts = !(((x & low7) + low7) | x) & u64::from_ne_bytes([0x80; 8]);
                     while lts != 0 {
                         let at = 8 * k + lts.trailing_zeros() as usize / 8;
                         self.close_candidates += usize::from(b.get(at + 1) == Some(&b'/'));
