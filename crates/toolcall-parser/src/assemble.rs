@@ -344,6 +344,14 @@ impl Assembler {
         false
     }
 
+    /// The first absolute offset a grammar keeps when its state still needs the input from
+    /// `from` on (a call's source from its start, for snippets and positions): never past the
+    /// prose not emitted yet. Every grammar's `keep_from` ends here.
+    #[inline(always)]
+    pub(crate) fn kept_from(&self, from: usize) -> usize {
+        from.min(self.prose_start)
+    }
+
     /// A call begins for certain: the prose before it is emitted, `CallStarted` reported.
     pub(crate) fn begin_call(
         &mut self,

@@ -126,10 +126,10 @@ impl Grammar for Glm {
         let inp = Input { w, base, is_final };
         // A streamed token of a value: appended before anything else.
         if let State::Value { call, value } = &mut self.state
-            && value.plain_tail(&mut self.asm, &mut call.core, inp, &mut self.pos)
+            && let Some(keep) =
+                value.stream_tail(&mut self.asm, &mut call.core, inp, &mut self.pos, out)
         {
-            value.deliver(&mut self.asm, &mut call.core, false, out);
-            return self.keep_from();
+            return keep;
         }
         loop {
             let (next, flow) = match std::mem::take(&mut self.state) {
@@ -208,7 +208,7 @@ impl Glm {
             | State::Skip { call } => call.core.start,
             State::Closing(c) => c.call.core.start,
         };
-        from.min(self.asm.prose_start)
+        self.asm.kept_from(from)
     }
 
     fn error(&mut self, inp: Input<'_>, call: &mut Call, kind: ErrorKind, msg: &str, at: usize) {

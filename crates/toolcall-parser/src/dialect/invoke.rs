@@ -253,12 +253,12 @@ impl Grammar for Invoke {
         let inp = Input { w, base, is_final };
         // A streamed token of a value: appended before anything else.
         if let State::Value { call, param } = &mut self.state
-            && param
-                .value
-                .plain_tail(&mut self.asm, &mut call.core, inp, &mut self.pos)
+            && let Some(keep) =
+                param
+                    .value
+                    .stream_tail(&mut self.asm, &mut call.core, inp, &mut self.pos, out)
         {
-            self.flush_delta(out);
-            return self.keep_from();
+            return keep;
         }
         loop {
             let (next, flow) = match std::mem::take(&mut self.state) {
@@ -318,7 +318,7 @@ impl Invoke {
             | State::Skip { call } => call.core.start,
             State::Closing(c) => c.call.core.start,
         };
-        from.min(self.asm.prose_start)
+        self.asm.kept_from(from)
     }
 
     // ----- what a tag is ----------------------------------------------------------------------

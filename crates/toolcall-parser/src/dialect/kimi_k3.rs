@@ -324,7 +324,7 @@ impl Grammar for KimiK3 {
             | State::Skip { call } => call.core.start,
             State::Closing(c) => c.call.core.start,
         };
-        from.min(self.asm.prose_start)
+        self.asm.kept_from(from)
     }
 
     fn assembler(&mut self) -> &mut Assembler {

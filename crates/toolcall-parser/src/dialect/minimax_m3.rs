@@ -221,7 +221,7 @@ impl MinimaxM3 {
             }
             State::Stray { at, .. } => *at,
         };
-        from.min(self.asm.prose_start)
+        self.asm.kept_from(from)
     }
 
     // ----- markers and tags ---------------------------------------------------------------------

@@ -144,12 +144,12 @@ pub(crate) struct Qwen3Coder {
 impl Grammar for Qwen3Coder {
     fn run(&mut self, w: &str, base: usize, is_final: bool, out: &mut Vec<StreamEvent>) -> usize {
         let inp = Input { w, base, is_final };
-        // A streamed token of a value: appended before anything else (`RawValue::plain_tail`).
+        // A streamed token of a value: appended before anything else (`RawValue::stream_tail`).
         if let State::Value { call, param } = &mut self.state
-            && param.plain_tail(&mut self.asm, &mut call.core, inp, &mut self.pos)
+            && let Some(keep) =
+                param.stream_tail(&mut self.asm, &mut call.core, inp, &mut self.pos, out)
         {
-            self.flush_delta(out);
-            return self.keep_from();
+            return keep;
         }
         loop {
             let (next, flow) = match std::mem::take(&mut self.state) {
@@ -215,7 +215,7 @@ impl Qwen3Coder {
             | State::Skip { call } => call.core.start,
             State::Closing(c) => c.call.core.start,
         };
-        from.min(self.asm.prose_start)
+        self.asm.kept_from(from)
     }
 
     // ----- prose ------------------------------------------------------------------------------

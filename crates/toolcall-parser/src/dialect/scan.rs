@@ -460,15 +460,16 @@ impl RawValue {
     }
 
     /// Bytes at the end of the text that may still be the layout newline before the close tag.
+    /// Read from the last byte (a streamed value asks on every feed).
+    #[inline(always)]
     fn held(&self) -> usize {
         if !self.layout {
-            0
-        } else if self.text.ends_with("\r\n") {
-            2
-        } else if self.text.ends_with('\n') || self.text.ends_with('\r') {
-            1
-        } else {
-            0
+            return 0;
+        }
+        match self.text.as_bytes() {
+            [.., b'\r', b'\n'] => 2,
+            [.., b'\n' | b'\r'] => 1,
+            _ => 0,
         }
     }
 
@@ -494,7 +495,7 @@ impl RawValue {
 
     /// Moves the value's new text to the call's delta, holding back what may still be the
     /// layout newline before its close tag (unless `closing`, when that newline is dropped).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn deliver(
         &mut self,
         asm: &mut Assembler,
@@ -580,6 +581,28 @@ impl RawValue {
         crate::stream::append_token(&mut self.text, &inp.w[*pos - inp.base..]);
         *pos = inp.end();
         true
+    }
+
+    /// The whole per-feed fast path of a streamed value, as every raw-text grammar runs it
+    /// before anything else: [`plain_tail`](Self::plain_tail), then the delta of what it
+    /// appended ([`deliver`](Self::deliver)). Gives the first absolute offset the grammar keeps
+    /// (the open call's source from its start, [`Assembler::kept_from`]) when it took the
+    /// window; `None`, having done nothing, when the general path must read it. Inlined whole,
+    /// with no second look at the grammar's state: a streamed token of a value is most feeds.
+    #[inline(always)]
+    pub(crate) fn stream_tail(
+        &mut self,
+        asm: &mut Assembler,
+        core: &mut CallCore,
+        inp: Input<'_>,
+        pos: &mut usize,
+        out: &mut Vec<StreamEvent>,
+    ) -> Option<usize> {
+        if !self.plain_tail(asm, core, inp, pos) {
+            return None;
+        }
+        self.deliver(asm, core, false, out);
+        Some(asm.kept_from(core.start))
     }
 
     /// How many bytes from absolute `pos` are plain text of the value: everything before the

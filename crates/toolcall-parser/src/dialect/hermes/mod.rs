@@ -100,7 +100,7 @@ impl Grammar for Hermes {
             | State::AfterJson(AfterJson { core, .. })
             | State::Skip { core } => core.start,
         };
-        from.min(self.asm.prose_start)
+        self.asm.kept_from(from)
     }
 
     fn assembler(&mut self) -> &mut Assembler {

@@ -381,7 +381,7 @@ impl ToolXml {
                 .as_ref()
                 .and_then(|c| c.core.snippet_at)
                 .map_or(self.pos, |at| at.min(self.pos)),
-            Mode::Prose => self.pos.min(self.asm.prose_start),
+            Mode::Prose => self.asm.kept_from(self.pos),
             _ => self.keep_from_call(),
         }
     }
@@ -390,10 +390,11 @@ impl ToolXml {
     /// prose, whichever is first.
     #[inline]
     fn keep_from_call(&self) -> usize {
-        self.call
+        let from = self
+            .call
             .as_ref()
-            .map_or(self.pos, |c| c.core.start.min(self.pos))
-            .min(self.asm.prose_start)
+            .map_or(self.pos, |c| c.core.start.min(self.pos));
+        self.asm.kept_from(from)
     }
 
     /// Ends the input: an open call is unterminated, prose is emitted.
