@@ -295,19 +295,16 @@ pub(crate) struct KimiK3 {
 impl Grammar for KimiK3 {
     fn run(&mut self, w: &str, base: usize, is_final: bool, out: &mut Vec<StreamEvent>) -> usize {
         let inp = Input { w, base, is_final };
-        // A streamed token of a value: appended before anything else (the delivery and the
-        // first byte still needed are the general path's, below the loop).
-        let appended = match &mut self.state {
-            State::Value { call, param } => {
+        // A streamed token of a value: appended before anything else (`RawValue::stream_tail`).
+        if let State::Value { call, param } = &mut self.state
+            && let Some(keep) =
                 param
                     .value
-                    .plain_tail(&mut self.asm, &mut call.core, inp, &mut self.pos)
-            }
-            _ => false,
-        };
-        if !appended {
-            self.run_states(inp, out);
+                    .stream_tail(&mut self.asm, &mut call.core, inp, &mut self.pos, out)
+        {
+            return keep;
         }
+        self.run_states(inp, out);
         if is_final {
             self.finish(inp, out);
         }

@@ -552,8 +552,8 @@ impl RawValue {
     /// newline after the opening tag not looked for yet, a limit that could be met in it. The
     /// chunking properties hold the two paths to the same result
     /// (`raw_value_fast_path_equals_the_general_path`).
-    #[inline]
-    pub(crate) fn plain_tail(
+    #[inline(always)]
+    fn plain_tail(
         &mut self,
         asm: &mut Assembler,
         core: &mut CallCore,
