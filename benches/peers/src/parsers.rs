@@ -138,36 +138,57 @@ impl Parser for Ours {
     }
 
     fn stream(&mut self, form: Form, chunks: &[&str]) -> Result<Output, String> {
-        use toolcall_parser::{StreamEvent, StreamParser};
+        use toolcall_parser::StreamParser;
         let mut p = StreamParser::with_options(our_options(form));
         let mut events = Vec::new();
         let mut calls = Vec::new();
-        // Finished calls and errors taken out of each chunk's events; the rest, read in place,
-        // go back to `feed_reusing` with the next chunk (as a server streams: no string is
-        // allocated per chunk).
-        let mut take = |events: &mut Vec<StreamEvent>| -> Result<(), String> {
-            let mut i = 0;
-            while i < events.len() {
-                match &events[i] {
-                    StreamEvent::CallFinished { .. } => {
-                        if let StreamEvent::CallFinished { result, .. } = events.swap_remove(i) {
-                            calls.push(*result.map_err(|e| format!("{e}"))?);
-                        }
-                    }
-                    StreamEvent::Error { error } => return Err(format!("{error}")),
-                    _ => i += 1,
-                }
-            }
-            Ok(())
-        };
+        let mut bytes = 0;
         for c in chunks {
             p.feed_reusing(c, &mut events);
-            take(&mut events)?;
+            consume(&mut events, &mut calls, &mut bytes)?;
         }
         events = p.finish();
-        take(&mut events)?;
+        consume(&mut events, &mut calls, &mut bytes)?;
+        std::hint::black_box(bytes);
         Ok(Output::Ours(calls))
     }
+}
+
+/// What a server does with each chunk's events, the same code for toolcall and its floors, so
+/// that the two differ by the parser's work alone: each delta's text read (as it would be sent
+/// on), finished calls taken out, an error ending the run; the other events stay, to be handed
+/// back with the next chunk (`feed_reusing`). Inlined, as a server's own loop is.
+#[inline(always)]
+fn consume(
+    events: &mut Vec<toolcall_parser::StreamEvent>,
+    calls: &mut Vec<toolcall_parser::ToolCall>,
+    bytes: &mut usize,
+) -> Result<(), String> {
+    use toolcall_parser::StreamEvent;
+    let mut i = 0;
+    while i < events.len() {
+        match &events[i] {
+            StreamEvent::ArgumentDelta { text, .. } => {
+                *bytes += std::hint::black_box(text).len();
+                i += 1;
+            }
+            StreamEvent::CallFinished { .. } => {
+                if let StreamEvent::CallFinished { result, .. } = events.swap_remove(i) {
+                    calls.push(*result.map_err(failed)?);
+                }
+            }
+            StreamEvent::Error { error } => return Err(failed(error)),
+            _ => i += 1,
+        }
+    }
+    Ok(())
+}
+
+/// An error's message, out of [`consume`]'s inlined loop.
+#[cold]
+#[inline(never)]
+fn failed(error: impl std::fmt::Display) -> String {
+    format!("{error}")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -514,6 +535,7 @@ impl Parser for Floor {
         use toolcall_parser::StreamEvent;
         let argument: Arc<str> = Arc::from("content");
         let mut events: Vec<StreamEvent> = Vec::new();
+        let mut calls = Vec::new();
         let mut bytes = 0;
         let mut value = String::new();
         let mut close_candidates = 0usize;
@@ -535,11 +557,7 @@ impl Parser for Floor {
                         argument: name,
                         text,
                     });
-                    for e in &events {
-                        if let StreamEvent::ArgumentDelta { text, .. } = e {
-                            bytes += std::hint::black_box(text).len();
-                        }
-                    }
+                    consume(&mut events, &mut calls, &mut bytes)?;
                 }
             }
             FloorKind::InPlace | FloorKind::ScanCopy => {
@@ -551,11 +569,7 @@ impl Parser for Floor {
                 };
                 for c in chunks {
                     feeder.feed(c, &mut events);
-                    for e in &events {
-                        if let StreamEvent::ArgumentDelta { text, .. } = e {
-                            bytes += std::hint::black_box(text).len();
-                        }
-                    }
+                    consume(&mut events, &mut calls, &mut bytes)?;
                 }
                 value = feeder.value;
                 close_candidates = feeder.close_candidates;
@@ -567,15 +581,12 @@ impl Parser for Floor {
                         argument: Arc::clone(&argument),
                         text: (*c).to_owned(),
                     });
-                    for e in events.drain(..) {
-                        if let StreamEvent::ArgumentDelta { text, .. } = e {
-                            bytes += std::hint::black_box(text).len();
-                        }
-                    }
+                    consume(&mut events, &mut calls, &mut bytes)?;
+                    events.clear();
                 }
             }
         }
-        std::hint::black_box((bytes, value, close_candidates));
+        std::hint::black_box((bytes, value, close_candidates, calls));
         Ok(Output::Json(Vec::new()))
     }
 }
