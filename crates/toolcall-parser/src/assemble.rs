@@ -255,7 +255,7 @@ impl Assembler {
     ) {
         if upto > self.prose_start {
             let prose = &w[self.prose_start - base..upto - base];
-            if !crate::recycle::fill_prose_slot(out, prose) {
+            if !crate::recycle::fill_text_slot(out, false, prose) {
                 out.push(StreamEvent::Prose {
                     text: self.recycled.text(prose),
                 });

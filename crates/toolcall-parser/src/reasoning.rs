@@ -215,6 +215,15 @@ pub(crate) struct Reasoned {
     /// for one went: each byte is searched once however the input is chunked.
     marker_ahead: Option<(usize, usize)>,
     marker_scanned: usize,
+    /// The longest call marker's length (at least 1): a search for one that finds none rescans
+    /// this less one byte at the window's end.
+    longest_marker: usize,
+    /// The bytes a call marker or the closing marker begins with, by value: the end of a
+    /// window is held back only from one of them on ([`Reasoned::held_from`]).
+    may_begin: [bool; 256],
+    /// The longest of the call markers and the closing marker (at least 1): at most this less
+    /// one byte at a window's end may still begin one ([`Reasoned::held_from`]).
+    hold: usize,
     /// The byte before the window's first byte, once the window no longer holds it.
     prev: Option<u8>,
     /// The dialect and options a grammar for calls inside reasoning is made with.
@@ -276,14 +285,26 @@ impl Reasoned {
                 memmem::Finder::new(reasoning.close.as_bytes()).into_owned(),
             ))
         };
+        let call_markers = dialect.call_markers();
+        let longest_marker = call_markers.iter().map(|m| m.len()).max().unwrap_or(1);
+        let hold = longest_marker.max(reasoning.close.len()).max(1);
+        let mut may_begin = [false; 256];
+        for m in call_markers.iter().copied().chain([&*reasoning.close]) {
+            if let Some(&b) = m.as_bytes().first() {
+                may_begin[usize::from(b)] = true;
+            }
+        }
         Reasoned {
             inner,
+            longest_marker,
+            hold,
+            may_begin,
             phase: if reasoning.starts_open {
                 Phase::OpenStart
             } else {
                 Phase::Start
             },
-            call_markers: dialect.call_markers(),
+            call_markers,
             marker_starts: &shared.marker_starts,
             reasoning,
             close,
@@ -405,9 +426,11 @@ impl Reasoned {
     fn emit(&mut self, w: &str, base: usize, from: usize, to: usize, out: &mut Vec<StreamEvent>) {
         if to > from {
             let text = &w[from - base..to - base];
-            out.push(StreamEvent::Reasoning {
-                text: self.inner.assembler().recycled.text(text),
-            });
+            if !crate::recycle::fill_text_slot(out, true, text) {
+                out.push(StreamEvent::Reasoning {
+                    text: self.inner.assembler().recycled.text(text),
+                });
+            }
         }
     }
 
@@ -418,6 +441,27 @@ impl Reasoned {
         self.inner.start_at(at);
         self.pos = at;
         self.phase = Phase::Answer;
+    }
+
+    /// Where the reasoning text of the window `bytes` (at absolute `base`, read from `from`)
+    /// must stop, the window not being the last: at the first of its last bytes that the
+    /// closing marker or a call marker may begin with the next window (what is before it
+    /// cannot begin one: a marker that starts further back would fit in the window, and the
+    /// searches would have found it). Text that ends in no such prefix, as most streamed
+    /// tokens do, is all emitted and nothing of it is buffered.
+    fn held_from(&self, bytes: &[u8], base: usize, from: usize) -> usize {
+        let end = base + bytes.len();
+        let first = end.saturating_sub(self.hold - 1).max(from) - base;
+        let close = self.reasoning.close.as_bytes();
+        let begins_a_marker = |tail: &[u8]| {
+            close.starts_with(tail)
+                || (self.call_markers.iter()).any(|m| m.as_bytes().starts_with(tail))
+        };
+        (bytes[first..].iter().enumerate())
+            .position(|(k, &b)| {
+                self.may_begin[usize::from(b)] && begins_a_marker(&bytes[first + k..])
+            })
+            .map_or(end, |k| base + first + k)
     }
 
     /// The earliest call marker at or after `from` that opens a call (not quoted), if any.
@@ -434,7 +478,7 @@ impl Reasoned {
         let rest = &bytes[start - base..];
         let mut best: Option<(usize, usize)> = None;
         let mut i = 0;
-        while let Some(k) = find_any(self.marker_starts, &rest[i..]) {
+        while let Some(k) = crate::dialect::scan::find_any(self.marker_starts, &rest[i..]) {
             let at = i + k;
             if let Some(m) = self
                 .call_markers
@@ -457,8 +501,9 @@ impl Reasoned {
         self.marker_ahead = best;
         crate::work::add(best.map_or(rest.len(), |(at, _)| at - start));
         if best.is_none() {
-            let longest = self.call_markers.iter().map(|m| m.len()).max().unwrap_or(1);
-            self.marker_scanned = (base + bytes.len()).saturating_sub(longest - 1).max(start);
+            self.marker_scanned = (base + bytes.len())
+                .saturating_sub(self.longest_marker - 1)
+                .max(start);
         }
         best
     }
@@ -508,9 +553,7 @@ impl Reasoned {
                 Phase::Inside => {
                     let from = self.pos;
                     let hay = &bytes[from - base..];
-                    let close_at = self
-                        .close
-                        .find(hay)
+                    let close_at = crate::dialect::scan::find(&self.close, hay)
                         .map(|i| from + i)
                         .filter(|_| !self.reasoning.close.is_empty());
                     crate::work::add(close_at.map_or(hay.len(), |c| c - from));
@@ -542,18 +585,7 @@ impl Reasoned {
                         }
                         _ => {
                             // Hold back what may begin the closing marker or a call marker.
-                            let longest = self
-                                .call_markers
-                                .iter()
-                                .map(|m| m.len())
-                                .chain([self.reasoning.close.len()])
-                                .max()
-                                .unwrap_or(1);
-                            let mut upto = end.saturating_sub(longest - 1).max(from);
-                            while !w.is_char_boundary(upto - base) {
-                                upto -= 1;
-                            }
-                            let upto = upto.max(from);
+                            let upto = self.held_from(bytes, base, from);
                             if upto > from {
                                 self.emit(w, base, from, upto, out);
                             }
@@ -594,15 +626,5 @@ impl Grammar for Reasoned {
 
     fn start_at(&mut self, at: usize) {
         self.pos = at;
-    }
-}
-
-/// The first position in `hay` of any of the bytes `needles`.
-fn find_any(needles: &[u8], hay: &[u8]) -> Option<usize> {
-    match *needles {
-        [a] => memchr::memchr(a, hay),
-        [a, b] => memchr::memchr2(a, b, hay),
-        [a, b, c] => memchr::memchr3(a, b, c, hay),
-        _ => hay.iter().position(|x| needles.contains(x)),
     }
 }

@@ -101,15 +101,16 @@ const DELTA_SLOT: usize = usize::MAX;
 pub(crate) enum Slot {
     /// An argument delta, its `index` set to [`DELTA_SLOT`] ([`fill_delta_slot`]).
     Delta,
-    /// Prose, its text emptied ([`fill_prose_slot`]): the parser never makes an empty `Prose`.
-    Prose,
+    /// Prose (or reasoning text, when `reasoning`), emptied ([`fill_text_slot`]): the parser
+    /// never makes an empty `Prose` or `Reasoning`.
+    Text { reasoning: bool },
 }
 
 /// When the events handed back are one argument delta, as while a value streams, the event
 /// stays where it is, marked as a slot, for this chunk's delta to be written over in place
 /// ([`fill_delta_slot`]): no event is taken apart or made, and its string and the argument's
 /// name are reused as they are. Returns whether a slot was opened; [`close_delta_slot`] removes
-/// one left unfilled. (Prose has its own slot: [`Recycled::open_prose_slot`].)
+/// one left unfilled. (Prose and reasoning have their own: [`Recycled::open_text_slot`].)
 #[inline(always)]
 pub(crate) fn open_delta_slot(events: &mut [StreamEvent]) -> bool {
     match events {
@@ -161,17 +162,29 @@ pub(crate) fn fill_delta_slot(
     true
 }
 
-/// Writes `prose` over the prose slot `out` holds (an empty `Prose`, first and alone: nothing
-/// was pushed since, so the order of events is kept). `false` when there is none to fill: the
-/// caller pushes the event as it would without.
+/// Writes `text` over the text slot `out` holds when it is of the kind written (an empty
+/// `Reasoning` when `reasoning`, else an empty `Prose`; first and alone: nothing was pushed
+/// since, so the order of events is kept). `false` when there is none to fill: the caller
+/// pushes the event as it would without.
 #[inline(always)]
-pub(crate) fn fill_prose_slot(out: &mut [StreamEvent], prose: &str) -> bool {
-    match out {
-        [StreamEvent::Prose { text }] if text.is_empty() => {
-            crate::stream::append_token(text, prose);
-            true
-        }
-        _ => false,
+pub(crate) fn fill_text_slot(out: &mut [StreamEvent], reasoning: bool, text: &str) -> bool {
+    let slot = match out {
+        [StreamEvent::Prose { text }] if !reasoning => text,
+        [StreamEvent::Reasoning { text }] if reasoning => text,
+        _ => return false,
+    };
+    if !slot.is_empty() {
+        return false;
+    }
+    crate::stream::append_token(slot, text);
+    true
+}
+
+/// The text of an event that may be a text slot: `Prose` or `Reasoning`.
+fn slot_text(event: &StreamEvent) -> Option<&String> {
+    match event {
+        StreamEvent::Prose { text } | StreamEvent::Reasoning { text } => Some(text),
+        _ => None,
     }
 }
 
@@ -190,40 +203,44 @@ pub(crate) fn close_delta_slot<'r>(
     }
 }
 
-impl Recycled {
-    /// The prose slot: when the events handed back are one piece of prose, as while prose
-    /// streams, its text is emptied and it stays first in `events` for this chunk's prose
-    /// ([`fill_prose_slot`]); the parser never makes an empty `Prose`, so an empty one there is
-    /// the slot. Returns whether one was opened.
-    pub(crate) fn open_prose_slot(&mut self, events: &mut [StreamEvent]) -> bool {
-        match events {
-            [StreamEvent::Prose { text }] if text.capacity() <= MAX_KEPT_CAPACITY => {
-                text.clear();
-                true
-            }
-            _ => false,
-        }
+/// The text slot: when the events handed back are one piece of prose or of reasoning, as while
+/// either streams, its text is emptied and it stays first in `events` for this chunk's text of
+/// the same kind ([`fill_text_slot`]); the parser never makes an empty `Prose` or `Reasoning`,
+/// so an empty one there is the slot. Returns the slot opened, if one was. (Each kind is matched
+/// alone: prose, the most frequent, pays for no other.)
+#[inline(always)]
+pub(crate) fn open_text_slot(events: &mut [StreamEvent]) -> Option<Slot> {
+    let (text, reasoning) = match events {
+        [StreamEvent::Prose { text }] => (text, false),
+        [StreamEvent::Reasoning { text }] => (text, true),
+        _ => return None,
+    };
+    if text.capacity() > MAX_KEPT_CAPACITY {
+        return None;
     }
+    text.clear();
+    Some(Slot::Text { reasoning })
+}
 
-    /// Ends the prose slot: removed if no prose filled it (it is still first and empty), its
-    /// string kept.
-    pub(crate) fn close_prose_slot(&mut self, events: &mut Vec<StreamEvent>) {
-        if let Some(StreamEvent::Prose { text }) = events.first()
-            && text.is_empty()
-        {
-            self.keep(events.remove(0));
-        }
+/// Whether the text slot [`open_text_slot`] opened is still unfilled (first and empty): then
+/// it is removed, its string kept ([`Recycled::keep`]).
+#[inline(always)]
+pub(crate) fn text_slot_unfilled(events: &[StreamEvent], reasoning: bool) -> bool {
+    match events.first() {
+        Some(StreamEvent::Prose { text }) if !reasoning => text.is_empty(),
+        Some(StreamEvent::Reasoning { text }) if reasoning => text.is_empty(),
+        _ => false,
     }
 }
 
 /// Whether `events` holds what a slot looks like (one delta carrying [`DELTA_SLOT`], one empty
-/// `Prose`). The slots are `feed_reusing`'s: a caller's `Vec` that looks so when handed to
+/// `Prose` or `Reasoning`). The slots are `feed_reusing`'s: a caller's `Vec` that looks so when handed to
 /// `feed_into` must not be written over, so that feed reads the chunk into a `Vec` of its own.
 #[inline(always)]
 pub(crate) fn looks_like_a_slot(events: &[StreamEvent]) -> bool {
     match events {
         [StreamEvent::ArgumentDelta { index, .. }] => *index == DELTA_SLOT,
-        [StreamEvent::Prose { text }] => text.is_empty(),
+        [event] => slot_text(event).is_some_and(String::is_empty),
         _ => false,
     }
 }
@@ -388,8 +405,17 @@ mod slot_tests {
     /// events handed back after `tamper` changed them: the events are `feed`'s chunk by chunk
     /// and at the end, and the slot's mark never reaches the caller.
     fn reusing_gives_feeds_events(pieces: &[&str], tamper: fn(&mut StreamEvent)) {
-        let mut fed = StreamParser::new();
-        let mut reusing = StreamParser::new();
+        reusing_gives_feeds_events_with(pieces, tamper, &crate::ParseOptions::new());
+    }
+
+    /// [`reusing_gives_feeds_events`] with `options`.
+    fn reusing_gives_feeds_events_with(
+        pieces: &[&str],
+        tamper: fn(&mut StreamEvent),
+        options: &crate::ParseOptions,
+    ) {
+        let mut fed = StreamParser::with_options(options.clone());
+        let mut reusing = StreamParser::with_options(options.clone());
         let mut events = Vec::new();
         for piece in pieces {
             events.iter_mut().for_each(tamper);
@@ -469,8 +495,54 @@ mod slot_tests {
         }
     }
 
+    /// Reasoning streaming, as prose streams: a handed-back piece of reasoning, whatever the
+    /// caller did to it, is written over by the next chunk's reasoning (never by prose, nor
+    /// prose's slot by reasoning), and the events are `feed`'s, through the end of reasoning,
+    /// the answer's prose and a call.
+    #[test]
+    fn a_handed_back_reasoning_tampered_with_gives_the_same_events() {
+        type Tamper = fn(&mut StreamEvent);
+        let tampers: [Tamper; 4] = [
+            |_| {},
+            |e| {
+                if let StreamEvent::Reasoning { text } = e {
+                    std::mem::take(text);
+                }
+            },
+            |e| {
+                if let StreamEvent::Reasoning { text } = e {
+                    *text = String::with_capacity(super::MAX_KEPT_CAPACITY * 2);
+                }
+            },
+            |e| {
+                if let StreamEvent::Reasoning { text } | StreamEvent::Prose { text } = e {
+                    *text = "left by the caller".into();
+                }
+            },
+        ];
+        let dialect = crate::Dialect::Qwen3Coder;
+        let options = crate::ParseOptions::new()
+            .with_dialect(dialect)
+            .with_reasoning(crate::Reasoning::for_dialect(dialect));
+        let pieces = [
+            "<think>so",
+            " a < b",
+            " </thi",
+            "s> and",
+            " more</th",
+            "ink>The answer",
+            " is",
+            " <tool_call>\n<function=f>\n<parameter=a>\nx\n</parameter>\n</function>\n</tool_call>",
+            " done",
+        ];
+        for tamper in tampers {
+            reusing_gives_feeds_events_with(&pieces, tamper, &options);
+        }
+    }
+
     /// `feed_into` appends: an event the caller left in its `Vec` is never written over, even
-    /// one that looks like a slot (a delta carrying the slot's mark, an empty `Prose`). Only
+    /// one that looks like a slot (a delta carrying the slot's mark, an empty `Prose` or
+    /// `Reasoning`). Only
     /// `feed_reusing` opens slots.
     #[test]
     fn feed_into_never_writes_over_the_callers_events() {
@@ -495,5 +567,20 @@ mod slot_tests {
         p.feed_into("prose ", &mut events);
         assert_eq!(events[0], mine);
         assert!(matches!(&events[1..], [StreamEvent::Prose { text }] if !text.is_empty()));
+
+        let dialect = crate::Dialect::Qwen3Coder;
+        let mut p = StreamParser::with_options(
+            crate::ParseOptions::new()
+                .with_dialect(dialect)
+                .with_reasoning(crate::Reasoning::for_dialect(dialect)),
+        );
+        p.feed("<think>so");
+        let mine = StreamEvent::Reasoning {
+            text: String::new(),
+        };
+        let mut events = vec![mine.clone()];
+        p.feed_into(" it goes", &mut events);
+        assert_eq!(events[0], mine);
+        assert!(matches!(&events[1..], [StreamEvent::Reasoning { text }] if text == " it goes"));
     }
 }

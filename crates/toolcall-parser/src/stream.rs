@@ -198,7 +198,7 @@ impl StreamParser {
         } else if crate::recycle::open_delta_slot(events) {
             Some(Slot::Delta)
         } else {
-            self.take_back_or_open_prose_slot(events)
+            self.take_back_or_open_text_slot(events)
         };
         self.feed_events(chunk, events);
         match slot {
@@ -206,33 +206,39 @@ impl StreamParser {
             Some(Slot::Delta) => {
                 crate::recycle::close_delta_slot(events, || &mut self.grammar.assembler().recycled)
             }
-            Some(Slot::Prose) => self.close_prose_slot(events),
+            Some(Slot::Text { reasoning })
+                if crate::recycle::text_slot_unfilled(events, reasoning) =>
+            {
+                self.remove_text_slot(events)
+            }
+            Some(Slot::Text { .. }) => {}
         }
     }
 
-    /// Events handed back that are not one delta: one piece of prose is left as a slot for this
-    /// chunk's prose; otherwise their strings (and argument name) are kept for this chunk's
-    /// events. Out of line: a streamed value hands back a delta.
+    /// Events handed back that are not one delta: one piece of prose or reasoning is left as a
+    /// slot for this chunk's text of its kind; otherwise their strings (and argument name) are
+    /// kept for this chunk's events. Out of line: a streamed value hands back a delta.
     #[inline(never)]
-    fn take_back_or_open_prose_slot(
+    fn take_back_or_open_text_slot(
         &mut self,
         events: &mut Vec<StreamEvent>,
     ) -> Option<crate::recycle::Slot> {
-        let recycled = &mut self.grammar.assembler().recycled;
-        if recycled.open_prose_slot(events) {
-            return Some(crate::recycle::Slot::Prose);
+        if let Some(slot) = crate::recycle::open_text_slot(events) {
+            return Some(slot);
         }
+        let recycled = &mut self.grammar.assembler().recycled;
         while let Some(event) = events.pop() {
             recycled.keep(event);
         }
         None
     }
 
-    /// Closes the prose slot of [`feed_reusing`](Self::feed_reusing), removing it if no prose
-    /// filled it.
+    /// Removes the text slot of [`feed_reusing`](Self::feed_reusing) that no text filled,
+    /// keeping its string.
     #[inline(never)]
-    fn close_prose_slot(&mut self, events: &mut Vec<StreamEvent>) {
-        self.grammar.assembler().recycled.close_prose_slot(events);
+    fn remove_text_slot(&mut self, events: &mut Vec<StreamEvent>) {
+        let slot = events.remove(0);
+        self.grammar.assembler().recycled.keep(slot);
     }
 
     /// Reads the next chunk of raw bytes, which may split a UTF-8 character anywhere: the

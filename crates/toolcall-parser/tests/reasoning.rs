@@ -154,6 +154,36 @@ fn reasoning_streams_as_it_is_written() {
     assert!(pieces > 10, "reasoning came in {pieces} pieces");
 }
 
+/// A streamed token of reasoning is handed on at once: the end of a chunk waits only when it may
+/// begin the closing marker or a call marker (docs/FORMAT.md §10), never a fixed number of
+/// bytes. Every chunk's reasoning is all of it but such a prefix, and the whole reads as one-shot.
+#[test]
+fn reasoning_waits_only_for_what_may_begin_a_marker() {
+    let o = opts(Dialect::Qwen3Coder, false, CallsInReasoning::End);
+    let mut p = toolcall_parser::StreamParser::with_options(o.clone());
+    let reasoning = |events: Vec<StreamEvent>| -> String {
+        (events.iter())
+            .filter_map(|e| match e {
+                StreamEvent::Reasoning { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(reasoning(p.feed("<think>so a")), "so a");
+    assert_eq!(reasoning(p.feed(" < b and")), " < b and");
+    // `</thi` may begin `</think>`, `<tool_c` may begin `<tool_call>`: held, then read as text
+    // when the next chunk shows they were not.
+    assert_eq!(reasoning(p.feed(" x </thi")), " x ");
+    assert_eq!(reasoning(p.feed("s> y <tool_c")), "</this> y ");
+    assert_eq!(reasoning(p.feed("at")), "<tool_cat");
+    assert_eq!(reasoning(p.feed(" <")), " ");
+    assert_eq!(reasoning(p.feed("/think>done")), "");
+    p.finish();
+    let text = "<think>so a < b and x </this> y <tool_cat </think>done";
+    let r = parse(text, &o);
+    assert_eq!(r.reasoning(), "so a < b and x </this> y <tool_cat ");
+}
+
 /// `tests/fixtures/dialects/reasoning.jsonl`: the split SGLang's reasoning parser makes (the
 /// text handed on to the tool parser is our answer: prose, or the markup of a call).
 #[test]

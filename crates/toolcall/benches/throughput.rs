@@ -16,7 +16,8 @@ use support::timing::{Mode, Timer, Timing};
 use support::workload::{self, Form, JsonCall, SmallCall, TwentyArgs};
 use toolcall::args::Value;
 use toolcall::parser::{
-    Dialect, ParseOptions, ParseResult, RepairKind, StreamEvent, StreamParser, ToolCall, chunks,
+    Dialect, ParseOptions, ParseResult, Reasoning, RepairKind, StreamEvent, StreamParser, ToolCall,
+    chunks,
 };
 
 const KIB: usize = 1 << 10;
@@ -1431,7 +1432,9 @@ fn serde_json_read<T: serde::de::DeserializeOwned>(json: &str) -> T {
 /// same calls one-shot), `qwen-small`, `stream16-qwen-small`, `stream4-qwen-small` (1,000 small
 /// Qwen3-Coder calls), `glm-small`, `stream16-glm-small`, `stream4-glm-small` (the same calls in
 /// GLM form; each streamed dialect case through `feed_into`, or through
-/// `feed_reusing` with the suffix `-reusing`, as `stream4-qwen-reusing`), `small-calls`,
+/// `feed_reusing` with the suffix `-reusing`, as `stream4-qwen-reusing`), `stream16-prose`,
+/// `stream4-prose` (1 MiB of prose, then a small Qwen3-Coder call), `stream16-reasoning`,
+/// `stream4-reasoning` (1 MiB of reasoning in a think block, split off), `small-calls`,
 /// `repair` (1 MiB with 9.3% bare `&`; `repair-clean`: the same text escaped); and serde_json
 /// on the equivalent JSON, for instruction-count ratios free of the machine's noise: `escaped-json-struct`, `escaped-json-value` (the 1 MiB call),
 /// `small-calls-json-struct`, `small-calls-json-value` (the 1,000 calls), with the small calls'
@@ -1516,6 +1519,15 @@ fn profile(case: &str) {
             line.repeat(MIB / line.len())
         )
     };
+    // 1 MiB of reasoning in a think block, then the prose case's small call: what a reasoning
+    // model streams first, split off the answer (`with_reasoning`).
+    let reasoning = {
+        let line = "First I check what the file holds, then I decide which edit the task needs.\n";
+        format!(
+            "<think>\n{}</think>\n<tool_call>\n<function=f>\n<parameter=a>\nx\n</parameter>\n</function>\n</tool_call>",
+            line.repeat(MIB / line.len())
+        )
+    };
     let (amp, _) = workload::ampersand_text(MIB);
     let bare = workload::ampersand_call(&amp, true);
     let clean = workload::ampersand_call(&amp, false);
@@ -1566,6 +1578,13 @@ fn profile(case: &str) {
                 let opts = ParseOptions::new().with_dialect(Dialect::Qwen3Coder);
                 let n = if case == "stream16-prose" { 16 } else { 4 };
                 stream_dialect_with(&prose, &opts, n, api).span.len()
+            }
+            "stream16-reasoning" | "stream4-reasoning" => {
+                let opts = ParseOptions::new()
+                    .with_dialect(Dialect::Qwen3Coder)
+                    .with_reasoning(Reasoning::for_dialect(Dialect::Qwen3Coder));
+                let n = if case == "stream16-reasoning" { 16 } else { 4 };
+                stream_dialect_with(&reasoning, &opts, n, api).span.len()
             }
             "stream16-glm" | "stream4-glm" | "stream16-minimax" | "stream4-minimax" => {
                 let (dialect, text) = if case.ends_with("glm") {

@@ -42,9 +42,15 @@ impl Position {
         if bytes.len() <= 64 {
             let (words, tail) = bytes.as_chunks::<8>();
             for &w in words {
-                self.advance_word(crate::swar::word(w));
+                self.advance_lanes(crate::swar::word(w), 8);
             }
-            self.advance_bytes(tail);
+            if !tail.is_empty() {
+                // The last bytes as one word, the lanes past them zeros that the lane count
+                // leaves out (put in byte by byte: a copy of a length not known costs a call).
+                let last =
+                    (tail.iter().enumerate()).fold(0u64, |w, (i, &b)| w | u64::from(b) << (8 * i));
+                self.advance_lanes(last, tail.len() as u32);
+            }
             return;
         }
         // memchr's counting is SIMD (tens of GB/s); columns are counted after the last LF only.
@@ -65,28 +71,33 @@ impl Position {
             .saturating_add(u32::try_from(chars).unwrap_or(u32::MAX));
     }
 
-    /// [`advance`](Self::advance) past one word's eight bytes: its line feeds and the lead bytes
-    /// after the last of them found as bit masks (`swar`), not byte by byte.
+    /// [`advance`](Self::advance) past the first `n` bytes (1 to 8) of a word: its line feeds
+    /// and the lead bytes after the last of them found as bit masks (`swar`), not byte by byte.
+    /// Lanes from `n` on are left out.
     #[inline]
-    fn advance_word(&mut self, w: u64) {
-        let feeds = crate::swar::find(w, [b'\n']);
+    fn advance_lanes(&mut self, w: u64, n: u32) {
+        debug_assert!((1..=8).contains(&n));
+        let lanes = u64::MAX >> (64 - 8 * n);
+        let feeds = crate::swar::find(w, [b'\n']) & lanes;
         // A continuation byte is `10xxxxxx`: its high bit set and the bit below clear.
-        let continuations = w & !(w << 1) & crate::swar::HIGHS;
-        let lane_count = |m: u64| m.count_ones();
+        let continuations = w & !(w << 1) & crate::swar::HIGHS & lanes;
+        // Marked lanes (each its high bit) counted by one multiplication: `count_ones` is a
+        // loop of shifts and masks on targets without a population-count instruction.
+        let lane_count = |m: u64| ((m >> 7).wrapping_mul(u64::from_le_bytes([1; 8])) >> 56) as u32;
         if feeds == 0 {
-            self.column = self.column.saturating_add(8 - lane_count(continuations));
+            self.column = self.column.saturating_add(n - lane_count(continuations));
             return;
         }
         self.line = self.line.saturating_add(lane_count(feeds));
         // The lanes after the last line feed (the highest marked lane).
         let last = 63 - feeds.leading_zeros();
         let after = (!0u64).checked_shl(last + 1).unwrap_or(0);
-        let lanes_after = (63 - last) / 8;
+        let lanes_after = n - 1 - last / 8;
         self.column = 1 + lanes_after - lane_count(continuations & after);
     }
 
-    /// [`advance`](Self::advance) byte by byte.
-    #[inline]
+    /// [`advance`](Self::advance) byte by byte: what the word-at-a-time steps are held to.
+    #[cfg(test)]
     fn advance_bytes(&mut self, bytes: &[u8]) {
         for &b in bytes {
             if b == b'\n' {

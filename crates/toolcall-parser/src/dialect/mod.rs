@@ -19,7 +19,7 @@ mod invoke;
 mod kimi_k3;
 mod minimax_m3;
 mod qwen3_coder;
-mod scan;
+pub(crate) mod scan;
 pub(crate) mod tool;
 
 /// What every dialect's grammar does for the driver.

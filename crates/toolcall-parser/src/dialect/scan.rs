@@ -184,6 +184,33 @@ fn short_find(hay: &[u8], needle: &[u8]) -> Option<usize> {
         .map(|(k, _)| at + k)
 }
 
+/// Where `finder`'s needle first occurs in `hay`: a short window (a streamed token) by
+/// [`short_find`], a longer one by `memmem`. Every search of a needle in a window does this.
+#[inline]
+pub(crate) fn find(finder: &memmem::Finder<'_>, hay: &[u8]) -> Option<usize> {
+    if hay.len() <= SHORT_WINDOW {
+        short_find(hay, finder.needle())
+    } else {
+        finder.find(hay)
+    }
+}
+
+/// Where one of `needles` (any bytes) first occurs in `hay`: a short window a word at a time
+/// (`swar::position`), a longer one by `memchr`.
+pub(crate) fn find_any(needles: &[u8], hay: &[u8]) -> Option<usize> {
+    use xml_fallback::swar::position;
+    let short = hay.len() <= SHORT_WINDOW;
+    match *needles {
+        [a] if short => position(hay, [a]),
+        [a, b] if short => position(hay, [a, b]),
+        [a, b, c] if short => position(hay, [a, b, c]),
+        [a] => memchr::memchr(a, hay),
+        [a, b] => memchr::memchr2(a, b, hay),
+        [a, b, c] => memchr::memchr3(a, b, c, hay),
+        _ => hay.iter().position(|x| needles.contains(x)),
+    }
+}
+
 /// What a handler tells the dispatcher: go on with the next state, or stop for more input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Flow {
@@ -214,12 +241,7 @@ impl Ahead {
         }
         let start = from.max(self.scanned);
         let hay = inp.from(start);
-        let found = if hay.len() <= SHORT_WINDOW {
-            short_find(hay, finder.needle())
-        } else {
-            finder.find(hay)
-        };
-        let found = found.map(|i| start + i);
+        let found = find(finder, hay).map(|i| start + i);
         crate::work::add(found.map_or(hay.len(), |at| at - start));
         self.at = found;
         if found.is_none() {
