@@ -462,25 +462,6 @@ mod slot_tests {
     /// prose after the call's events.
     #[test]
     fn a_handed_back_prose_tampered_with_gives_the_same_events() {
-        type Tamper = fn(&mut StreamEvent);
-        let tampers: [Tamper; 4] = [
-            |_| {},
-            |e| {
-                if let StreamEvent::Prose { text } = e {
-                    std::mem::take(text);
-                }
-            },
-            |e| {
-                if let StreamEvent::Prose { text } = e {
-                    *text = String::with_capacity(super::MAX_KEPT_CAPACITY * 2);
-                }
-            },
-            |e| {
-                if let StreamEvent::Prose { text } = e {
-                    *text = "left by the caller".into();
-                }
-            },
-        ];
         let pieces = [
             "Some ",
             "prose ",
@@ -490,9 +471,44 @@ mod slot_tests {
             " and",
             " more",
         ];
-        for tamper in tampers {
+        for tamper in text_tampers() {
             reusing_gives_feeds_events(&pieces, tamper);
         }
+    }
+
+    /// What a caller may do to a handed-back piece of prose or reasoning: nothing, take its
+    /// text, grow it past what is kept, replace it.
+    fn text_tampers() -> [fn(&mut StreamEvent); 4] {
+        fn text(e: &mut StreamEvent) -> Option<&mut String> {
+            match e {
+                StreamEvent::Prose { text } | StreamEvent::Reasoning { text } => Some(text),
+                _ => None,
+            }
+        }
+        [
+            |_| {},
+            |e| {
+                text(e).map(std::mem::take);
+            },
+            |e| {
+                if let Some(t) = text(e) {
+                    *t = String::with_capacity(super::MAX_KEPT_CAPACITY * 2);
+                }
+            },
+            |e| {
+                if let Some(t) = text(e) {
+                    *t = "left by the caller".into();
+                }
+            },
+        ]
+    }
+
+    /// Qwen3-Coder with the reasoning channel on.
+    fn with_reasoning() -> crate::ParseOptions {
+        let dialect = crate::Dialect::Qwen3Coder;
+        crate::ParseOptions::new()
+            .with_dialect(dialect)
+            .with_reasoning(crate::Reasoning::for_dialect(dialect))
     }
 
     /// Reasoning streaming, as prose streams: a handed-back piece of reasoning, whatever the
@@ -501,29 +517,7 @@ mod slot_tests {
     /// the answer's prose and a call.
     #[test]
     fn a_handed_back_reasoning_tampered_with_gives_the_same_events() {
-        type Tamper = fn(&mut StreamEvent);
-        let tampers: [Tamper; 4] = [
-            |_| {},
-            |e| {
-                if let StreamEvent::Reasoning { text } = e {
-                    std::mem::take(text);
-                }
-            },
-            |e| {
-                if let StreamEvent::Reasoning { text } = e {
-                    *text = String::with_capacity(super::MAX_KEPT_CAPACITY * 2);
-                }
-            },
-            |e| {
-                if let StreamEvent::Reasoning { text } | StreamEvent::Prose { text } = e {
-                    *text = "left by the caller".into();
-                }
-            },
-        ];
-        let dialect = crate::Dialect::Qwen3Coder;
-        let options = crate::ParseOptions::new()
-            .with_dialect(dialect)
-            .with_reasoning(crate::Reasoning::for_dialect(dialect));
+        let options = with_reasoning();
         let pieces = [
             "<think>so",
             " a < b",
@@ -535,52 +529,56 @@ mod slot_tests {
             " <tool_call>\n<function=f>\n<parameter=a>\nx\n</parameter>\n</function>\n</tool_call>",
             " done",
         ];
-        for tamper in tampers {
+        for tamper in text_tampers() {
             reusing_gives_feeds_events_with(&pieces, tamper, &options);
         }
     }
 
     /// `feed_into` appends: an event the caller left in its `Vec` is never written over, even
     /// one that looks like a slot (a delta carrying the slot's mark, an empty `Prose` or
-    /// `Reasoning`). Only
-    /// `feed_reusing` opens slots.
+    /// `Reasoning`). Only `feed_reusing` opens slots.
     #[test]
     fn feed_into_never_writes_over_the_callers_events() {
-        let mut p = StreamParser::new();
-        p.feed(&format!("{OPEN}a"));
-        let mine = StreamEvent::ArgumentDelta {
-            index: super::DELTA_SLOT,
-            argument: std::sync::Arc::from("content"),
-            text: String::new(),
-        };
-        let mut events = vec![mine.clone()];
-        p.feed_into("bc", &mut events);
-        assert_eq!(events[0], mine);
-        assert_eq!(deltas(&events[1..]), [(0, "content", "bc")]);
-
-        let mut p = StreamParser::new();
-        p.feed("Some ");
-        let mine = StreamEvent::Prose {
-            text: String::new(),
-        };
-        let mut events = vec![mine.clone()];
-        p.feed_into("prose ", &mut events);
-        assert_eq!(events[0], mine);
-        assert!(matches!(&events[1..], [StreamEvent::Prose { text }] if !text.is_empty()));
-
-        let dialect = crate::Dialect::Qwen3Coder;
-        let mut p = StreamParser::with_options(
-            crate::ParseOptions::new()
-                .with_dialect(dialect)
-                .with_reasoning(crate::Reasoning::for_dialect(dialect)),
-        );
-        p.feed("<think>so");
-        let mine = StreamEvent::Reasoning {
-            text: String::new(),
-        };
-        let mut events = vec![mine.clone()];
-        p.feed_into(" it goes", &mut events);
-        assert_eq!(events[0], mine);
-        assert!(matches!(&events[1..], [StreamEvent::Reasoning { text }] if text == " it goes"));
+        let text = |s: &str| s.to_owned();
+        let cases = [
+            (
+                crate::ParseOptions::new(),
+                format!("{OPEN}a"),
+                StreamEvent::ArgumentDelta {
+                    index: super::DELTA_SLOT,
+                    argument: std::sync::Arc::from("content"),
+                    text: String::new(),
+                },
+                "bc",
+            ),
+            (
+                crate::ParseOptions::new(),
+                text("Some "),
+                StreamEvent::Prose {
+                    text: String::new(),
+                },
+                "prose ",
+            ),
+            (
+                with_reasoning(),
+                text("<think>so"),
+                StreamEvent::Reasoning {
+                    text: String::new(),
+                },
+                " it goes",
+            ),
+        ];
+        for (options, first, mine, chunk) in cases {
+            let mut p = StreamParser::with_options(options.clone());
+            p.feed(&first);
+            let mut events = vec![mine.clone()];
+            p.feed_into(chunk, &mut events);
+            let mut fed = StreamParser::with_options(options);
+            fed.feed(&first);
+            let expected = fed.feed(chunk);
+            assert!(!expected.is_empty(), "{chunk:?} makes an event");
+            assert_eq!(events[0], mine);
+            assert_eq!(events[1..], expected[..]);
+        }
     }
 }
