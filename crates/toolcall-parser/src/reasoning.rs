@@ -221,6 +221,11 @@ pub(crate) struct Reasoned {
     /// The bytes a call marker or the closing marker begins with, by value: the end of a
     /// window is held back only from one of them on ([`Reasoned::held_from`]).
     may_begin: [bool; 256],
+    /// The same bytes as a list for a word-at-a-time search, when there are at most three of
+    /// them (every dialect's markers begin with `<`): `(bytes, count)`, count 0 when there are
+    /// more. A window in which none occurs is reasoning whole, with no marker search
+    /// ([`Reasoned::all_reasoning`]).
+    first_bytes: ([u8; 3], usize),
     /// The longest of the call markers and the closing marker (at least 1): at most this less
     /// one byte at a window's end may still begin one ([`Reasoned::held_from`]).
     hold: usize,
@@ -294,11 +299,25 @@ impl Reasoned {
                 may_begin[usize::from(b)] = true;
             }
         }
+        let mut first_bytes = ([0u8; 3], 0);
+        for b in (0..=u8::MAX).filter(|&b| may_begin[usize::from(b)]) {
+            match first_bytes.0.get_mut(first_bytes.1) {
+                Some(slot) => {
+                    *slot = b;
+                    first_bytes.1 += 1;
+                }
+                None => {
+                    first_bytes.1 = 0;
+                    break;
+                }
+            }
+        }
         Reasoned {
             inner,
             longest_marker,
             hold,
             may_begin,
+            first_bytes,
             phase: if reasoning.starts_open {
                 Phase::OpenStart
             } else {
@@ -443,6 +462,14 @@ impl Reasoned {
         self.phase = Phase::Answer;
     }
 
+    /// Whether no byte of `hay` may begin the closing marker or a call marker (one search for
+    /// their first bytes, a word at a time): then no marker is in it or begins at its end, and
+    /// all of it is reasoning. `false` when it cannot tell so cheaply.
+    fn all_reasoning(&self, hay: &[u8]) -> bool {
+        let (bytes, n) = &self.first_bytes;
+        *n > 0 && crate::dialect::scan::find_any(&bytes[..*n], hay).is_none()
+    }
+
     /// Where the reasoning text of the window `bytes` (at absolute `base`, read from `from`)
     /// must stop, the window not being the last: at the first of its last bytes that the
     /// closing marker or a call marker may begin with the next window (what is before it
@@ -553,6 +580,20 @@ impl Reasoned {
                 Phase::Inside => {
                     let from = self.pos;
                     let hay = &bytes[from - base..];
+                    if !is_final
+                        && self.marker_ahead.is_none_or(|(at, _)| at < from)
+                        && self.all_reasoning(hay)
+                    {
+                        // A streamed token of reasoning, as most are: emitted whole at once.
+                        crate::work::add(hay.len());
+                        self.emit(w, base, from, end, out);
+                        self.pos = end;
+                        self.marker_scanned = end;
+                        if end > base {
+                            self.prev = Some(bytes[end - base - 1]);
+                        }
+                        return end;
+                    }
                     let close_at = crate::dialect::scan::find(&self.close, hay)
                         .map(|i| from + i)
                         .filter(|_| !self.reasoning.close.is_empty());
