@@ -37,7 +37,6 @@ use crate::lexer::{Lexeme, Lexer, Tag, attribute};
 use crate::names::{is_placeholder, is_valid_name};
 use crate::options::ParseOptions;
 use arg_types::{Map, Value};
-use memchr::memchr;
 use std::ops::Range;
 
 /// A block's markers: its opening tag's name and its close.
@@ -384,7 +383,7 @@ impl Invoke {
         let bytes = inp.bytes();
         loop {
             let rel = self.pos - inp.base;
-            let Some(i) = memchr(b'<', &bytes[rel..]) else {
+            let Some(i) = crate::dialect::scan::find_byte(b'<', &bytes[rel..]) else {
                 self.pos = inp.end();
                 self.asm.emit_prose(inp.w, inp.base, self.pos, out);
                 return (State::Prose, Flow::Stop);

@@ -374,7 +374,7 @@ impl KimiK3 {
         let bytes = inp.bytes();
         loop {
             let rel = self.pos - inp.base;
-            let Some(i) = memchr(b'<', &bytes[rel..]) else {
+            let Some(i) = crate::dialect::scan::find_byte(b'<', &bytes[rel..]) else {
                 self.pos = inp.end();
                 self.asm.emit_prose(inp.w, inp.base, self.pos, out);
                 return (State::Prose, Flow::Stop);

@@ -36,7 +36,6 @@ use crate::event::StreamEvent;
 use crate::lexer::{Lexeme, Lexer, Tag};
 use crate::names::{is_placeholder, is_valid_name};
 use crate::options::ParseOptions;
-use memchr::memchr;
 use std::ops::Range;
 
 /// The markers that differ between members of the family.
@@ -224,7 +223,7 @@ impl Qwen3Coder {
         let bytes = inp.bytes();
         loop {
             let rel = self.pos - inp.base;
-            let Some(i) = memchr(b'<', &bytes[rel..]) else {
+            let Some(i) = crate::dialect::scan::find_byte(b'<', &bytes[rel..]) else {
                 self.pos = inp.end();
                 self.asm.emit_prose(inp.w, inp.base, self.pos, out);
                 return (State::Prose, Flow::Stop);

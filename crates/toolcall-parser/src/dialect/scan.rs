@@ -195,8 +195,16 @@ pub(crate) fn find(finder: &memmem::Finder<'_>, hay: &[u8]) -> Option<usize> {
     }
 }
 
+/// Where `needle` first occurs in `hay`: a short window (a streamed token of prose) a word at
+/// a time, a longer one by `memchr` ([`find_any`]).
+#[inline]
+pub(crate) fn find_byte(needle: u8, hay: &[u8]) -> Option<usize> {
+    find_any(&[needle], hay)
+}
+
 /// Where one of `needles` (any bytes) first occurs in `hay`: a short window a word at a time
 /// (`swar::position`), a longer one by `memchr`.
+#[inline]
 pub(crate) fn find_any(needles: &[u8], hay: &[u8]) -> Option<usize> {
     use xml_fallback::swar::position;
     let short = hay.len() <= SHORT_WINDOW;

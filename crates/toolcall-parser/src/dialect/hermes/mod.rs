@@ -20,7 +20,6 @@ use crate::names::is_valid_name;
 use crate::options::ParseOptions;
 use arg_types::{Map, Value};
 use deltas::CallDeltas;
-use memchr::memchr;
 
 mod deltas;
 
@@ -133,7 +132,7 @@ impl Hermes {
         let bytes = w.as_bytes();
         loop {
             let rel = self.pos - base;
-            let Some(i) = memchr(b'<', &bytes[rel..]) else {
+            let Some(i) = crate::dialect::scan::find_byte(b'<', &bytes[rel..]) else {
                 self.pos = base + bytes.len();
                 self.asm.emit_prose(w, base, self.pos, out);
                 return (State::Prose, Flow::Stop);

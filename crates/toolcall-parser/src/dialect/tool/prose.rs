@@ -6,7 +6,6 @@ use crate::event::StreamEvent;
 use crate::fence::Fence;
 use crate::json_scan::JsonScanner;
 use crate::lexer::Lexeme;
-use memchr::memchr;
 use xml_fallback::text::is_xml_whitespace_byte;
 
 impl ToolXml {
@@ -34,7 +33,7 @@ impl ToolXml {
             let hit = if track_fences {
                 Fence::next_stop(&bytes[rel..])
             } else {
-                memchr(b'<', &bytes[rel..])
+                crate::dialect::scan::find_byte(b'<', &bytes[rel..])
             };
             let Some(i) = hit else {
                 self.pos = base + bytes.len();
