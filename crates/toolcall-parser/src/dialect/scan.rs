@@ -219,6 +219,27 @@ pub(crate) fn find_any(needles: &[u8], hay: &[u8]) -> Option<usize> {
     }
 }
 
+/// The per-feed fast path of prose in the grammars whose markup all begins with `<`
+/// (Qwen3-Coder and Seed-OSS, GLM, the invoke family), run before anything else while they read
+/// prose: a window that is not the last and holds no `<` from `*pos` on is prose to its end,
+/// emitted at once and `*pos` moved there, as their prose scan would, without a turn of their
+/// state machine. Gives the first absolute offset to keep; `None`, having done nothing, when
+/// the general path must read the window.
+#[inline(always)]
+pub(crate) fn prose_tail(
+    asm: &mut Assembler,
+    inp: Input<'_>,
+    pos: &mut usize,
+    out: &mut Vec<StreamEvent>,
+) -> Option<usize> {
+    if inp.is_final || find_byte(b'<', inp.from(*pos)).is_some() {
+        return None;
+    }
+    *pos = inp.end();
+    asm.emit_prose(inp.w, inp.base, *pos, out);
+    Some(asm.kept_from(*pos))
+}
+
 /// What a handler tells the dispatcher: go on with the next state, or stop for more input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Flow {
