@@ -295,12 +295,18 @@ pub(crate) struct KimiK3 {
 impl Grammar for KimiK3 {
     fn run(&mut self, w: &str, base: usize, is_final: bool, out: &mut Vec<StreamEvent>) -> usize {
         let inp = Input { w, base, is_final };
-        // A streamed token of a value: appended before anything else (`RawValue::stream_tail`).
+        // A streamed token of a value, or of prose: read before anything else
+        // (`RawValue::stream_tail`, `scan::prose_tail`).
         if let State::Value { call, param } = &mut self.state
             && let Some(keep) =
                 param
                     .value
                     .stream_tail(&mut self.asm, &mut call.core, inp, &mut self.pos, out)
+        {
+            return keep;
+        }
+        if let State::Prose = self.state
+            && let Some(keep) = super::scan::prose_tail(&mut self.asm, inp, &mut self.pos, out)
         {
             return keep;
         }

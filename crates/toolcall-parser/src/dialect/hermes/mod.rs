@@ -76,6 +76,13 @@ pub(crate) struct Hermes {
 
 impl Grammar for Hermes {
     fn run(&mut self, w: &str, base: usize, is_final: bool, out: &mut Vec<StreamEvent>) -> usize {
+        // A streamed token of prose: read before anything else (`scan::prose_tail`).
+        let inp = super::scan::Input { w, base, is_final };
+        if let State::Prose = self.state
+            && let Some(keep) = super::scan::prose_tail(&mut self.asm, inp, &mut self.pos, out)
+        {
+            return keep;
+        }
         loop {
             let (next, flow) = match std::mem::take(&mut self.state) {
                 State::Prose => self.prose(w, base, is_final, out),
