@@ -610,13 +610,13 @@ impl InPlaceFeeder {
                 // A token: eight bytes at a time (a word's `<` bytes found at once), the rest a
                 // byte at a time; both cost less than a vector search's set-up.
                 let (words, tail) = b.as_chunks::<8>();
-                for (k, word) in words.iter().enumerate() {
-                    let x = u64::from_le_bytes(*word) ^ u64::from_ne_bytes([b'<'; 8]);
-                    // The lanes equal to `<`, exactly (no lane marked above a match).
-                    let low7 = u64::from_ne_bytes([0x7f; 8]);
-                    let mut lts = !(((x & low7) + low7) | x) & u64::from_ne_bytes([0x80; 8]);
+                for (k, &word) in words.iter().enumerate() {
+                    // The lanes equal to `<`, exactly (no lane marked above a match): the
+                    // parser's own word search (`xml_fallback::swar`).
+                    use xml_fallback::swar;
+                    let mut lts = swar::find(swar::word(word), [b'<']);
                     while lts != 0 {
-                        let at = 8 * k + lts.trailing_zeros() as usize / 8;
+                        let at = 8 * k + swar::first(lts);
                         self.close_candidates += usize::from(b.get(at + 1) == Some(&b'/'));
                         lts &= lts - 1;
                     }

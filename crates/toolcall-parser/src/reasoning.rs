@@ -218,14 +218,11 @@ pub(crate) struct Reasoned {
     /// The longest call marker's length (at least 1): a search for one that finds none rescans
     /// this less one byte at the window's end.
     longest_marker: usize,
-    /// The bytes a call marker or the closing marker begins with, by value: the end of a
-    /// window is held back only from one of them on ([`Reasoned::held_from`]).
-    may_begin: [bool; 256],
-    /// The same bytes as a list for a word-at-a-time search, when there are at most three of
-    /// them (every dialect's markers begin with `<`): `(bytes, count)`, count 0 when there are
-    /// more. A window in which none occurs is reasoning whole, with no marker search
-    /// ([`Reasoned::all_reasoning`]).
-    first_bytes: ([u8; 3], usize),
+    /// The distinct bytes a call marker or the closing marker begins with (`<` alone in every
+    /// dialect's markers): a window in which none occurs is reasoning whole, with no marker
+    /// search ([`Reasoned::all_reasoning`]), and the end of a window is held back only from one
+    /// of them on ([`Reasoned::held_from`]).
+    first_bytes: Vec<u8>,
     /// The longest of the call markers and the closing marker (at least 1): at most this less
     /// one byte at a window's end may still begin one ([`Reasoned::held_from`]).
     hold: usize,
@@ -293,30 +290,16 @@ impl Reasoned {
         let call_markers = dialect.call_markers();
         let longest_marker = call_markers.iter().map(|m| m.len()).max().unwrap_or(1);
         let hold = longest_marker.max(reasoning.close.len()).max(1);
-        let mut may_begin = [false; 256];
-        for m in call_markers.iter().copied().chain([&*reasoning.close]) {
-            if let Some(&b) = m.as_bytes().first() {
-                may_begin[usize::from(b)] = true;
-            }
-        }
-        let mut first_bytes = ([0u8; 3], 0);
-        for b in (0..=u8::MAX).filter(|&b| may_begin[usize::from(b)]) {
-            match first_bytes.0.get_mut(first_bytes.1) {
-                Some(slot) => {
-                    *slot = b;
-                    first_bytes.1 += 1;
-                }
-                None => {
-                    first_bytes.1 = 0;
-                    break;
-                }
-            }
-        }
+        let mut first_bytes: Vec<u8> = (call_markers.iter().copied())
+            .chain([&*reasoning.close])
+            .filter_map(|m| m.bytes().next())
+            .collect();
+        first_bytes.sort_unstable();
+        first_bytes.dedup();
         Reasoned {
             inner,
             longest_marker,
             hold,
-            may_begin,
             first_bytes,
             phase: if reasoning.starts_open {
                 Phase::OpenStart
@@ -464,10 +447,9 @@ impl Reasoned {
 
     /// Whether no byte of `hay` may begin the closing marker or a call marker (one search for
     /// their first bytes, a word at a time): then no marker is in it or begins at its end, and
-    /// all of it is reasoning. `false` when it cannot tell so cheaply.
+    /// all of it is reasoning.
     fn all_reasoning(&self, hay: &[u8]) -> bool {
-        let (bytes, n) = &self.first_bytes;
-        *n > 0 && crate::dialect::scan::find_any(&bytes[..*n], hay).is_none()
+        crate::dialect::scan::find_any(&self.first_bytes, hay).is_none()
     }
 
     /// Where the reasoning text of the window `bytes` (at absolute `base`, read from `from`)
@@ -486,7 +468,7 @@ impl Reasoned {
         };
         (bytes[first..].iter().enumerate())
             .position(|(k, &b)| {
-                self.may_begin[usize::from(b)] && begins_a_marker(&bytes[first + k..])
+                self.first_bytes.contains(&b) && begins_a_marker(&bytes[first + k..])
             })
             .map_or(end, |k| base + first + k)
     }

@@ -110,7 +110,7 @@ pub(crate) enum Slot {
 /// stays where it is, marked as a slot, for this chunk's delta to be written over in place
 /// ([`fill_delta_slot`]): no event is taken apart or made, and its string and the argument's
 /// name are reused as they are. Returns whether a slot was opened; [`close_delta_slot`] removes
-/// one left unfilled. (Prose and reasoning have their own: [`Recycled::open_text_slot`].)
+/// one left unfilled. (Prose and reasoning have their own: [`open_text_slot`].)
 #[inline(always)]
 pub(crate) fn open_delta_slot(events: &mut [StreamEvent]) -> bool {
     match events {
@@ -234,8 +234,9 @@ pub(crate) fn text_slot_unfilled(events: &[StreamEvent], reasoning: bool) -> boo
 }
 
 /// Whether `events` holds what a slot looks like (one delta carrying [`DELTA_SLOT`], one empty
-/// `Prose` or `Reasoning`). The slots are `feed_reusing`'s: a caller's `Vec` that looks so when handed to
-/// `feed_into` must not be written over, so that feed reads the chunk into a `Vec` of its own.
+/// `Prose` or `Reasoning`). The slots are `feed_reusing`'s: a caller's `Vec` that looks so when
+/// handed to `feed_into` must not be written over, so that feed reads the chunk into a `Vec` of
+/// its own.
 #[inline(always)]
 pub(crate) fn looks_like_a_slot(events: &[StreamEvent]) -> bool {
     match events {
@@ -539,7 +540,6 @@ mod slot_tests {
     /// `Reasoning`). Only `feed_reusing` opens slots.
     #[test]
     fn feed_into_never_writes_over_the_callers_events() {
-        let text = |s: &str| s.to_owned();
         let cases = [
             (
                 crate::ParseOptions::new(),
@@ -553,7 +553,7 @@ mod slot_tests {
             ),
             (
                 crate::ParseOptions::new(),
-                text("Some "),
+                "Some ".to_owned(),
                 StreamEvent::Prose {
                     text: String::new(),
                 },
@@ -561,7 +561,7 @@ mod slot_tests {
             ),
             (
                 with_reasoning(),
-                text("<think>so"),
+                "<think>so".to_owned(),
                 StreamEvent::Reasoning {
                     text: String::new(),
                 },

@@ -166,8 +166,8 @@ impl StreamParser {
     /// Like [`feed_into`](StreamParser::feed_into), but `events` first gives back the events of
     /// the last chunk: they are dropped, and their text buffers (and the shared name of the
     /// argument their deltas belong to) become this chunk's events. When what comes back is one
-    /// argument delta or one piece of prose, as while a value or prose streams, this chunk's
-    /// event of that kind is written over it in place.
+    /// argument delta, one piece of prose or one of reasoning, as while a value, prose or
+    /// reasoning streams, this chunk's event of that kind is written over it in place.
     /// A server that reads each chunk's events by reference and feeds the next chunk with the
     /// same `Vec` allocates no string per chunk once streaming runs (docs/PERFORMANCE.md
     /// measures the saving). What is kept between chunks is bounded (4 strings of at most
@@ -190,8 +190,9 @@ impl StreamParser {
     /// assert_eq!(content, "abcdef");
     /// ```
     pub fn feed_reusing(&mut self, chunk: &str, events: &mut Vec<StreamEvent>) {
-        // One handed-back delta or piece of prose (a value or prose streaming) is written over
-        // in place; any other events are taken apart for their strings.
+        // One handed-back delta, piece of prose or of reasoning (a value, prose or reasoning
+        // streaming) is written over in place; any other events are taken apart for their
+        // strings.
         use crate::recycle::Slot;
         let slot = if events.is_empty() {
             None

@@ -1511,22 +1511,18 @@ fn profile(case: &str) {
     });
     // 1 MiB of prose and one small call at its end, in Qwen3-Coder form: what a server streams
     // most (the answer's text) through the same feed.
+    let call =
+        "<tool_call>\n<function=f>\n<parameter=a>\nx\n</parameter>\n</function>\n</tool_call>";
     let prose = {
         let line =
             "The parser reads the answer as it streams, and most of it is prose like this.\n";
-        format!(
-            "{}<tool_call>\n<function=f>\n<parameter=a>\nx\n</parameter>\n</function>\n</tool_call>",
-            line.repeat(MIB / line.len())
-        )
+        format!("{}{call}", line.repeat(MIB / line.len()))
     };
-    // 1 MiB of reasoning in a think block, then the prose case's small call: what a reasoning
-    // model streams first, split off the answer (`with_reasoning`).
+    // 1 MiB of reasoning in a think block, then the same call: what a reasoning model streams
+    // first, split off the answer (`with_reasoning`).
     let reasoning = {
         let line = "First I check what the file holds, then I decide which edit the task needs.\n";
-        format!(
-            "<think>\n{}</think>\n<tool_call>\n<function=f>\n<parameter=a>\nx\n</parameter>\n</function>\n</tool_call>",
-            line.repeat(MIB / line.len())
-        )
+        format!("<think>\n{}</think>\n{call}", line.repeat(MIB / line.len()))
     };
     let (amp, _) = workload::ampersand_text(MIB);
     let bare = workload::ampersand_call(&amp, true);

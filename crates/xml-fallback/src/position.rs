@@ -83,7 +83,7 @@ impl Position {
         let continuations = w & !(w << 1) & crate::swar::HIGHS & lanes;
         // Marked lanes (each its high bit) counted by one multiplication: `count_ones` is a
         // loop of shifts and masks on targets without a population-count instruction.
-        let lane_count = |m: u64| ((m >> 7).wrapping_mul(u64::from_le_bytes([1; 8])) >> 56) as u32;
+        let lane_count = |m: u64| ((m >> 7).wrapping_mul(crate::swar::ONES) >> 56) as u32;
         if feeds == 0 {
             self.column = self.column.saturating_add(n - lane_count(continuations));
             return;

@@ -12,7 +12,7 @@
 //! ```
 
 /// The byte 1 in every lane.
-const ONES: u64 = u64::from_le_bytes([1; 8]);
+pub(crate) const ONES: u64 = u64::from_le_bytes([1; 8]);
 /// Every lane's low seven bits.
 const LOWS: u64 = u64::from_le_bytes([0x7f; 8]);
 /// Every lane's high bit.

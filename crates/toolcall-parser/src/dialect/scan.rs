@@ -220,10 +220,10 @@ pub(crate) fn find_any(needles: &[u8], hay: &[u8]) -> Option<usize> {
 }
 
 /// The per-feed fast path of prose in the grammars whose markup all begins with `<`
-/// (Qwen3-Coder and Seed-OSS, GLM, the invoke family, Hermes, Kimi-K3), run before anything else while they read
-/// prose: a window that is not the last and holds no `<` from `*pos` on is prose to its end,
-/// emitted at once and `*pos` moved there, as their prose scan would, without a turn of their
-/// state machine. Gives the first absolute offset to keep; `None`, having done nothing, when
+/// (Qwen3-Coder and Seed-OSS, GLM, the invoke family, Hermes, Kimi-K3), run before anything else
+/// while they read prose: a window that is not the last and holds no `<` from `*pos` on is prose
+/// to its end, emitted at once and `*pos` moved there, as their prose scan would, without a turn
+/// of their state machine. Gives the first absolute offset to keep; `None`, having done nothing, when
 /// the general path must read the window.
 #[inline(always)]
 pub(crate) fn prose_tail(

@@ -19,29 +19,23 @@ impl ToolXml {
         let bytes = w.as_bytes();
         // Fences are always tracked: a call in one is prose (`ignore_fenced_calls`) or is
         // marked `fenced`.
-        let track_fences = true;
         loop {
             let rel = self.pos - base;
             if rel >= bytes.len() {
                 self.asm.emit_prose(w, base, self.pos, out);
                 return Flow::Stop;
             }
-            if track_fences && !self.fence.read_line_start(&bytes[rel..], is_final) {
+            if !self.fence.read_line_start(&bytes[rel..], is_final) {
                 self.asm.emit_prose(w, base, self.pos, out);
                 return Flow::Stop;
             }
-            let hit = if track_fences {
-                Fence::next_stop(&bytes[rel..])
-            } else {
-                crate::dialect::scan::find_byte(b'<', &bytes[rel..])
-            };
-            let Some(i) = hit else {
+            let Some(i) = Fence::next_stop(&bytes[rel..]) else {
                 self.pos = base + bytes.len();
                 self.asm.emit_prose(w, base, self.pos, out);
                 return Flow::Stop;
             };
             let at = rel + i;
-            if track_fences && self.fence.line_end(bytes[at]) {
+            if self.fence.line_end(bytes[at]) {
                 self.pos = base + at + 1;
                 continue;
             }
@@ -64,7 +58,7 @@ impl ToolXml {
                     return Flow::Stop;
                 }
                 Some((Lexeme::StartTag(tag), n)) if tag.name == TOOL && !tag.self_closing => {
-                    let fenced = track_fences && self.fence.is_open();
+                    let fenced = self.fence.is_open();
                     let ignored = fenced && self.asm.opts.ignore_fenced_calls;
                     if ignored || !self.asm.may_begin_call(w, base, base + at, out) {
                         self.pos = base + at + n;
